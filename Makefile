@@ -1,0 +1,55 @@
+# ICg-Bench: `make demo` and `make test` set everything up themselves.
+# Exact versions come from constraints.txt (the lock), so every machine builds the bytes
+# CI tested. `make lock` regenerates it from pyproject.toml's lower bounds.
+
+PYTHON ?= $(shell command -v python3.11 2>/dev/null || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+PIP := PIP_CONSTRAINT=$(CURDIR)/constraints.txt PIP_DISABLE_PIP_VERSION_CHECK=1 $(BIN)/python -m pip
+STAMP := $(VENV)/.installed
+PYTEST_ARGS ?=
+
+.PHONY: demo test test-slow lint docs install install-dev lock bench clean
+
+demo: $(STAMP)-run
+	$(BIN)/icgbench demo
+
+test: $(STAMP)-dev
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+test-slow: $(STAMP)-dev
+	$(BIN)/python -m pytest -m slow $(PYTEST_ARGS)
+
+lint: $(STAMP)-dev
+	$(BIN)/ruff check src tests benchmarks
+
+docs: $(STAMP)-dev
+	$(BIN)/python -m icgbench.cli.docs
+
+bench: $(STAMP)-dev
+	$(BIN)/python benchmarks/bench_generate.py
+
+install: $(STAMP)-run
+install-dev: $(STAMP)-dev
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(STAMP)-run: pyproject.toml constraints.txt | $(BIN)/python
+	$(PIP) install --quiet -e .
+	@touch $@
+
+$(STAMP)-dev: pyproject.toml constraints.txt | $(BIN)/python
+	$(PIP) install --quiet -e '.[dev]'
+	@touch $@ $(STAMP)-run
+
+lock:
+	rm -rf .lock-venv
+	$(PYTHON) -m venv .lock-venv
+	PIP_CONSTRAINT= .lock-venv/bin/python -m pip install --quiet --disable-pip-version-check '.[dev]' hatchling
+	( echo "# The lock: exact versions \`make demo\` and \`make test\` install (regenerate: make lock)."; \
+	  .lock-venv/bin/python -m pip freeze --exclude-editable --all | grep -v '^icgbench' | LC_ALL=C sort -f ) > constraints.txt
+	rm -rf .lock-venv
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis

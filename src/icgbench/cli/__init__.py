@@ -1,0 +1,54 @@
+"""The ``icgbench`` command: one module per command group, each registering its parsers."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from icgbench import __version__
+from icgbench.cli import bench, demo, generate
+from icgbench.errors import UserError
+
+#: Command groups, in the order ``icgbench --help`` lists them.
+COMMAND_GROUPS = (demo, generate, bench)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full argument parser (also used to generate docs/cli.md)."""
+    parser = argparse.ArgumentParser(
+        prog="icgbench",
+        description=(
+            "ICg-Bench: a frozen, verifiable causal benchmark for mechanism-aware "
+            "carcinogenicity models. All data are synthetic."
+        ),
+    )
+    parser.add_argument("--version", action="version", version=f"icgbench {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for group in COMMAND_GROUPS:
+        group.register(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the exit code (0 ok, 1 invalid input, 2 usage error)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        code = args.func(args)
+    except UserError as exc:
+        print(f"icgbench: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except OSError as exc:
+        where = f" ({exc.filename})" if exc.filename else ""
+        print(f"icgbench: error: {exc.strerror or exc}{where}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("icgbench: interrupted", file=sys.stderr)
+        return 130
+    return int(code or 0)
+
+
+def entry_point() -> None:
+    """Console-script entry point."""
+    sys.exit(main())

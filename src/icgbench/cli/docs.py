@@ -1,0 +1,53 @@
+"""docs/cli.md is generated from the parser, so the documented flags are the real ones."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Iterator
+
+HEADER = """# Command reference
+
+Generated from the argument parser by `make docs` (`python -m icgbench.cli.docs`);
+a test fails when this file and the parser disagree.
+
+Exit codes everywhere: 0 success, 1 invalid input (a submission or release that fails
+validation or verification), 2 usage error (bad arguments, missing or unwritable paths).
+"""
+
+
+def _walk(parser: argparse.ArgumentParser, path: list[str]) -> Iterator[tuple[list[str], str]]:
+    yield path, parser.format_help()
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield from _walk(sub, [*path, name])
+
+
+def cli_markdown() -> str:
+    """The whole command reference as Markdown, formatted at a fixed width."""
+    from icgbench.cli import build_parser
+
+    saved = os.environ.get("COLUMNS")
+    os.environ["COLUMNS"] = "100"
+    try:
+        sections = [HEADER]
+        for path, text in _walk(build_parser(), ["icgbench"]):
+            level = "#" * min(len(path) + 1, 4)
+            sections.append(f"{level} `{' '.join(path)}`\n\n```text\n{text.rstrip()}\n```\n")
+        return "\n".join(sections)
+    finally:
+        if saved is None:
+            del os.environ["COLUMNS"]
+        else:
+            os.environ["COLUMNS"] = saved
+
+
+if __name__ == "__main__":
+    from pathlib import Path
+
+    from icgbench.atomic import write_text
+
+    target = Path("docs/cli.md")
+    write_text(target, cli_markdown())
+    print(f"wrote {target}")

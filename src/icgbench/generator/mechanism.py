@@ -1,0 +1,278 @@
+"""Every coefficient of the DGP, in one place, with the causal graph they imply.
+
+The dynamics (:mod:`.dynamics`) read these numbers and nothing else; the true causal
+graph (:func:`true_edges`) is derived from the same tables, so the graph published as
+ground truth is the structure the simulator actually ran. A test checks this empirically:
+perturbing a node changes exactly its descendants.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from icgbench.vocabulary import ARCHETYPES, KCCS, OUTCOME_NODE, STATES, kcc_assay_column
+
+# --- exposures --------------------------------------------------------------------------
+
+#: KCC profile of each archetype (rows: ARCHETYPES, columns: KCCS), values in [0, 1].
+ARCHETYPE_PROFILES = np.array(
+    [
+        [0.03, 0.03, 0.03, 0.03, 0.03, 0.03, 0.03, 0.03, 0.03, 0.03],  # inert_control
+        [0.85, 0.75, 0.30, 0.25, 0.45, 0.40, 0.10, 0.15, 0.10, 0.25],  # pah_tobacco_like
+        [0.90, 0.85, 0.35, 0.20, 0.35, 0.30, 0.10, 0.05, 0.10, 0.20],  # aflatoxin_like
+        [0.60, 0.90, 0.55, 0.15, 0.20, 0.25, 0.05, 0.05, 0.10, 0.15],  # aristolochic_like
+        [0.35, 0.25, 0.15, 0.25, 0.90, 0.60, 0.10, 0.10, 0.05, 0.30],  # cyp2e1_ros_like
+        [0.15, 0.30, 0.60, 0.85, 0.55, 0.30, 0.15, 0.10, 0.20, 0.20],  # metal_epigenetic_like
+        [0.05, 0.05, 0.05, 0.35, 0.15, 0.20, 0.05, 0.90, 0.30, 0.75],  # endocrine_receptor_like
+        [0.05, 0.10, 0.10, 0.10, 0.20, 0.45, 0.90, 0.10, 0.25, 0.30],  # immune_suppression_like
+    ]
+)
+assert ARCHETYPE_PROFILES.shape == (len(ARCHETYPES), len(KCCS))
+
+#: Sampling probability of each archetype in the discrete mode.
+ARCHETYPE_PRIOR = np.array([0.2] + [0.8 / 7] * 7)
+
+DOSE_LOG_SD = 0.5
+ASSAY_NOISE_SD = 0.08
+#: Subject-level spread of true KCC activation around the exposure's profile (x host sd).
+ACTIVATION_LOG_SD = 0.12
+DOSE_SEASONAL_AMPLITUDE = 0.25
+DOSE_PULSE_LOG_SD = 0.3
+
+# --- host susceptibility ------------------------------------------------------------------
+
+#: (mean, sd at multiplier 1, min, max, target-domain shift) per trait; detox is log-normal
+#: around 1 with these on the log scale.
+HOST = {
+    "repair_capacity": (0.80, 0.08, 0.20, 1.40, -0.15),
+    "antioxidant_capacity": (0.80, 0.08, 0.20, 1.40, -0.12),
+    "immune_surveillance": (0.80, 0.08, 0.20, 1.40, -0.15),
+    "baseline_proliferation": (0.30, 0.05, 0.05, 0.80, 0.08),
+    "detox_balance": (0.00, 0.10, np.log(0.4), np.log(2.5), 0.22),
+}
+PROXY_NOISE_SD = 0.06
+AGE_RANGE = (35.0, 70.0)
+
+# --- qAOP dynamics --------------------------------------------------------------------------
+
+#: Linear KCC -> state input weights; the state's input is dose x f(sum of weight x KCC).
+KCC_INPUT = {
+    "DNA_adducts": {"electrophilic_or_metabolically_activated": 0.6, "genotoxic": 0.6},
+    "ROS": {"oxidative_stress": 0.8, "electrophilic_or_metabolically_activated": 0.3},
+    "inflammation": {"chronic_inflammation": 0.8},
+    "epigenetic_age": {"epigenetic_alteration": 0.8},
+    "proliferation": {"receptor_mediated": 0.6, "proliferation_death_nutrient_supply": 0.6},
+}
+#: KCCs that act through host capacity rather than as a dose input.
+REPAIR_INHIBITION = ("DNA_repair_or_genomic_instability", 0.5)  # repair x (1 - w k)
+IMMUNE_INHIBITION = ("immunosuppression", 0.6)  # immune x (1 - w k)
+IMMORTALIZATION = "immortalization"
+IMMORTALIZATION_DRIVER_GAIN = 1.0  # driver accrual x (1 + w k)
+IMMORTALIZATION_SELECTION = 0.4  # clone selection + w k
+
+#: Non-linear coupling: f(u) = HILL_MAX u^2 / (HILL_K^2 + u^2) instead of f(u) = u.
+HILL_MAX = 1.6
+HILL_K = 0.6
+
+#: Contemporaneous state -> state couplings (child: {parent: weight}); the AOP edges.
+STATE_PARENTS: dict[str, dict[str, float]] = {
+    "DNA_adducts": {},
+    "ROS": {},
+    "immune_clearance": {},
+    "inflammation": {"ROS": 0.30, "immune_clearance": -0.15},
+    "epigenetic_age": {"ROS": 0.02},
+    "proliferation": {"inflammation": 0.14, "epigenetic_age": 0.05},
+    "mutation_rate": {"DNA_adducts": 0.25, "ROS": 0.15, "proliferation": 0.20},
+    "driver_count_proxy": {"mutation_rate": 0.05, "proliferation": 0.01},
+    "clone_fraction": {
+        "proliferation": 0.8,
+        "driver_count_proxy": 0.6,
+        "inflammation": 0.3,
+        "immune_clearance": -0.9,
+    },
+}
+assert tuple(STATE_PARENTS) == STATES
+
+#: Month-to-month retention of each state's own value (1.0 = accumulates).
+RETENTION = {
+    "DNA_adducts": 0.85,  # minus ADDUCT_REPAIR x effective repair capacity
+    "ROS": 0.55,
+    "immune_clearance": 0.80,
+    "inflammation": 0.65,
+    "epigenetic_age": 1.0,
+    "proliferation": 0.60,
+    "mutation_rate": 0.50,
+    "driver_count_proxy": 1.0,
+    "clone_fraction": 1.0,
+}
+ADDUCT_REPAIR = 0.35
+ROS_BASELINE = 0.05
+ANTIOXIDANT_CEILING = 1.6  # ROS input x (ceiling - antioxidant capacity)
+INFLAMMATION_BASELINE = 0.12
+IMMUNE_GAIN = 0.20  # immune_clearance relaxes towards effective immune surveillance
+EPIGENETIC_DRIFT = 0.01
+EPIGENETIC_DOSE_GAIN = 0.05
+PROLIFERATION_BASELINE_GAIN = 0.40
+PROLIFERATION_DOSE_GAIN = 0.20
+RECEPTOR_SEX_FACTOR = {True: 1.2, False: 0.8}  # receptor-mediated input, female vs male
+MUTATION_REPAIR_CEILING = 1.5  # adduct -> mutation x (ceiling - repair)
+CLONE_INITIAL = 0.02
+CLONE_INITIAL_LOG_SD = 0.3
+CLONE_GROWTH = 0.25
+CLONE_SELECTION_OFFSET = -0.35
+CLONE_BOUNDS = (1e-4, 0.999)
+
+#: Monthly process-noise sd per state (additive, on the state's own scale).
+PROCESS_NOISE_SD = {
+    "DNA_adducts": 0.12,
+    "ROS": 0.10,
+    "immune_clearance": 0.04,
+    "inflammation": 0.10,
+    "epigenetic_age": 0.02,
+    "proliferation": 0.06,
+    "mutation_rate": 0.10,
+    "driver_count_proxy": 0.01,
+    "clone_fraction": 0.15,  # enters the selection term
+}
+
+# --- outcome ----------------------------------------------------------------------------------
+
+#: The structural prior: expected sign of each state's effect on risk.
+PRIOR_SIGNS = {
+    "DNA_adducts": +1,
+    "ROS": +1,
+    "immune_clearance": -1,
+    "inflammation": +1,
+    "epigenetic_age": +1,
+    "proliferation": +1,
+    "mutation_rate": +1,
+    "driver_count_proxy": +1,
+    "clone_fraction": +1,
+}
+#: |coefficient| of each standardised state in latent_risk; the DGP sign is the prior's
+#: unless the variant flips it.
+RISK_WEIGHTS = {
+    "DNA_adducts": 0.20,
+    "ROS": 0.10,
+    "immune_clearance": 0.45,
+    "inflammation": 0.15,
+    "epigenetic_age": 0.45,
+    "proliferation": 0.20,
+    "mutation_rate": 0.20,
+    "driver_count_proxy": 0.25,
+    "clone_fraction": 0.35,
+}
+
+
+def risk_coefficients(flipped_signs: tuple[str, ...]) -> np.ndarray:
+    """The DGP's latent_risk coefficient per state (STATES order), flips applied."""
+    return np.array(
+        [
+            RISK_WEIGHTS[s] * PRIOR_SIGNS[s] * (-1 if s in flipped_signs else 1)
+            for s in STATES
+        ]
+    )
+
+
+def true_edges(flipped_signs: tuple[str, ...]) -> list[tuple[str, str, str, int, float]]:
+    """The true graph over public nodes: (source, target, kind, sign, weight).
+
+    Nodes are the KCC assay columns, the nine states and the outcome. Weights are the
+    coefficients the dynamics use (for KCCs acting through host capacity, the inhibition
+    weight, signed by its effect on the state).
+    """
+    edges: list[tuple[str, str, str, int, float]] = []
+    for state, inputs in KCC_INPUT.items():
+        for kcc, w in inputs.items():
+            edges.append((kcc_assay_column(kcc), state, "kcc_state", 1, w))
+    repair_kcc, repair_w = REPAIR_INHIBITION
+    edges.append((kcc_assay_column(repair_kcc), "DNA_adducts", "kcc_state", 1, repair_w))
+    edges.append((kcc_assay_column(repair_kcc), "mutation_rate", "kcc_state", 1, repair_w))
+    immune_kcc, immune_w = IMMUNE_INHIBITION
+    edges.append((kcc_assay_column(immune_kcc), "immune_clearance", "kcc_state", -1, immune_w))
+    edges.append(
+        (kcc_assay_column(IMMORTALIZATION), "driver_count_proxy", "kcc_state", 1,
+         IMMORTALIZATION_DRIVER_GAIN)
+    )
+    edges.append(
+        (kcc_assay_column(IMMORTALIZATION), "clone_fraction", "kcc_state", 1,
+         IMMORTALIZATION_SELECTION)
+    )
+    for child, parents in STATE_PARENTS.items():
+        for parent, w in parents.items():
+            edges.append((parent, child, "state_state", int(np.sign(w)), abs(w)))
+    for state, beta in zip(STATES, risk_coefficients(flipped_signs), strict=True):
+        edges.append((state, OUTCOME_NODE, "state_outcome", int(np.sign(beta)), abs(beta)))
+    return edges
+
+
+def graph_nodes() -> list[tuple[str, str]]:
+    """The public node list: (node, kind)."""
+    return (
+        [(kcc_assay_column(k), "kcc_assay") for k in KCCS]
+        + [(s, "state") for s in STATES]
+        + [(OUTCOME_NODE, "outcome")]
+    )
+
+# --- observation operator ------------------------------------------------------------------
+
+#: Loadings of each omics module on the standardised states (module: {state: loading}).
+TRANSCRIPTOMIC_LOADINGS: dict[str, dict[str, float]] = {
+    "DNA_adduct_response": {"DNA_adducts": 1.0},
+    "p53_checkpoint": {"DNA_adducts": 0.6, "mutation_rate": 0.5},
+    "base_excision_repair": {"DNA_adducts": 0.5, "ROS": 0.4},
+    "nucleotide_excision_repair": {"DNA_adducts": 0.8},
+    "xenobiotic_metabolism_CYP": {"DNA_adducts": 0.5, "ROS": 0.3},
+    "oxidative_stress_response": {"ROS": 1.0},
+    "mitochondrial_dysfunction": {"ROS": 0.7, "inflammation": 0.3},
+    "inflammatory_cytokines": {"inflammation": 1.0},
+    "NFkB_activation": {"inflammation": 0.7, "ROS": 0.3},
+    "cell_cycle_E2F": {"proliferation": 1.0},
+    "replicative_DNA_synthesis": {"proliferation": 0.7, "mutation_rate": 0.3},
+    "apoptosis_escape": {"clone_fraction": 0.7, "driver_count_proxy": 0.4},
+    "ECM_fibrosis": {"inflammation": 0.6, "clone_fraction": 0.3},
+    "angiogenesis_nutrient_supply": {"proliferation": 0.5, "clone_fraction": 0.5},
+    "immune_evasion": {"immune_clearance": -0.9, "clone_fraction": 0.3},
+    "nuclear_receptor_program": {"proliferation": 0.6, "epigenetic_age": 0.2},
+    "stemness_PRC2": {"epigenetic_age": 0.6, "clone_fraction": 0.4},
+    "senescence_SASP": {"inflammation": 0.5, "epigenetic_age": 0.4},
+}
+EPIGENOMIC_LOADINGS: dict[str, dict[str, float]] = {
+    "epigenetic_age_acceleration": {"epigenetic_age": 1.0},
+    "PRC2_mitotic_clock": {"epigenetic_age": 0.6, "proliferation": 0.4},
+    "global_hypomethylation": {"epigenetic_age": 0.7, "ROS": 0.2},
+    "tumor_suppressor_hypermethylation": {"epigenetic_age": 0.6, "clone_fraction": 0.3},
+    "enhancer_reprogramming": {"epigenetic_age": 0.5, "inflammation": 0.3},
+    "histone_activation_loss": {"epigenetic_age": 0.6, "immune_clearance": -0.2},
+    "histone_repression_gain": {"epigenetic_age": 0.5, "driver_count_proxy": 0.3},
+    "chromatin_accessibility_shift": {"epigenetic_age": 0.4, "inflammation": 0.4},
+}
+#: Epigenomic clock modules also drift with chronological age (per decade from 52.5 years).
+AGE_CLOCK_MODULES = {"epigenetic_age_acceleration": 0.3, "PRC2_mitotic_clock": 0.15}
+AGE_CENTER = 52.5
+#: Non-linear operator: y = NL_GAIN tanh(NL_SLOPE lin) exp(NL_INTERACTION tanh(z_partner)), where
+#: the partner is the state NL_PARTNER_OFFSET places after the module's main state.
+NL_GAIN = 1.5
+NL_SLOPE = 0.7
+NL_INTERACTION = 0.70
+NL_PARTNER_OFFSET = 4
+
+#: Which adduct-driven signature each archetype leaves (SBS4, SBS24, SBS22 shares).
+ADDUCT_SIGNATURE_SHARES = np.array(
+    [
+        [1 / 3, 1 / 3, 1 / 3],  # inert_control
+        [0.80, 0.10, 0.10],  # pah_tobacco_like
+        [0.10, 0.80, 0.10],  # aflatoxin_like
+        [0.10, 0.10, 0.80],  # aristolochic_like
+        [1 / 3, 1 / 3, 1 / 3],
+        [1 / 3, 1 / 3, 1 / 3],
+        [1 / 3, 1 / 3, 1 / 3],
+        [1 / 3, 1 / 3, 1 / 3],
+    ]
+)
+SIGNATURE_SCALE = 20.0  # activity = log1p(SIGNATURE_SCALE x attributed burden) + noise
+SIGNATURE_NOISE_SD = 0.30
+AGING_PER_DECADE_YEAR = 0.02  # aging burden per (decade of age x year of follow-up)
+MUTATION_COUNT_BASE = 5.0
+MUTATION_COUNT_PER_BURDEN = 40.0
+OBSERVATION_DECIMALS = 4

@@ -1,0 +1,138 @@
+"""The observation operator: omics measured at visits as noisy functions of the states.
+
+Transcriptomic and epigenomic modules load on the standardised states, linearly or (for
+``nonlinear_obs``) through a saturating, multiplicatively interacting map. Mutational
+signature activities and the total mutation count read the cumulative mutation burden,
+attributed to processes by the exposure. Masks switch off whole modalities: at a dropped
+visit, or for every visit of a subject whose modality is masked.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from icgbench.generator import mechanism as mech
+from icgbench.generator.dynamics import RiskScale, Trajectories
+from icgbench.generator.population import Population
+from icgbench.generator.streams import stream
+from icgbench.generator.variants import Variant
+from icgbench.vocabulary import (
+    EPIGENOMIC_MODULES,
+    MODALITIES,
+    SIGNATURES,
+    STATES,
+    TRANSCRIPTOMIC_MODULES,
+)
+
+
+@dataclass(frozen=True)
+class Observations:
+    """Features at visits, subject-major: values (n, V, F) and observed (n, V, modality)."""
+
+    visit_months: tuple[int, ...]
+    transcriptomic: np.ndarray  # (n, V, 18)
+    epigenomic: np.ndarray  # (n, V, 8)
+    signatures: np.ndarray  # (n, V, 5)
+    mutation_count: np.ndarray  # (n, V) int64
+    observed: np.ndarray  # (n, V, len(MODALITIES)) bool
+
+
+def loading_matrix(loadings: dict[str, dict[str, float]], modules: tuple[str, ...]) -> np.ndarray:
+    """Module x state loading matrix from a {module: {state: loading}} table."""
+    w = np.zeros((len(modules), len(STATES)))
+    for i, module in enumerate(modules):
+        for state, value in loadings[module].items():
+            w[i, STATES.index(state)] = value
+    return w
+
+
+def _omics(
+    variant: Variant, z: np.ndarray, w: np.ndarray, rng: np.random.Generator
+) -> np.ndarray:
+    """Module readouts (n, V, m) from standardised states z (n, V, S).
+
+    Each subject has its own persistent offset and gain per module (individual baseline
+    expression and responsiveness), and each measurement its own noise.
+    """
+    n, nv, m = z.shape[0], z.shape[1], w.shape[0]
+    draws = rng.standard_normal((n, 2 * m + nv * m))
+    offset = variant.module_offset_sd * draws[:, :m]
+    gain = np.exp(variant.module_gain_log_sd * draws[:, m : 2 * m])
+    noise = draws[:, 2 * m :].reshape(n, nv, m)
+    lin = z @ w.T
+    if variant.observation_operator == "nonlinear":
+        main = np.argmax(np.abs(w), axis=1)
+        partner = (main + mech.NL_PARTNER_OFFSET) % len(STATES)
+        lin = mech.NL_GAIN * np.tanh(mech.NL_SLOPE * lin) * np.exp(
+            mech.NL_INTERACTION * np.tanh(z[:, :, partner])
+        )
+    return gain[:, None, :] * lin + offset[:, None, :] + variant.observation_noise_sd * noise
+
+
+def observe(
+    variant: Variant,
+    seed: int,
+    pop: Population,
+    traj: Trajectories,
+    risk_scale: RiskScale,
+    visit_months: tuple[int, ...],
+) -> Observations:
+    """Measure every modality at ``visit_months`` and draw the masks."""
+    n = pop.n
+    vh = variant.variant_hash
+
+    def rng(purpose: str) -> np.random.Generator:
+        return stream(vh, seed, pop.split, purpose)
+
+    rows = [traj.months.index(m) for m in visit_months]
+    states = traj.states[rows]  # (V, S, n)
+    z = (states - risk_scale.mean[None, :, None]) / risk_scale.sd[None, :, None]
+    z = np.transpose(z, (2, 0, 1))  # (n, V, S)
+    nv = len(visit_months)
+
+    w_tx = loading_matrix(mech.TRANSCRIPTOMIC_LOADINGS, TRANSCRIPTOMIC_MODULES)
+    w_epi = loading_matrix(mech.EPIGENOMIC_LOADINGS, EPIGENOMIC_MODULES)
+    tx = _omics(variant, z, w_tx, rng("noise_transcriptomic"))
+    epi = _omics(variant, z, w_epi, rng("noise_epigenomic"))
+    decades = (pop.age - mech.AGE_CENTER) / 10.0
+    for module, slope in mech.AGE_CLOCK_MODULES.items():
+        epi[:, :, EPIGENOMIC_MODULES.index(module)] += slope * decades[:, None]
+
+    parts = np.transpose(traj.mutation_parts[rows], (2, 0, 1))  # (n, V, 3)
+    shares = pop.mixture @ mech.ADDUCT_SIGNATURE_SHARES  # (n, 3)
+    years = np.asarray(visit_months, dtype=float) / 12.0
+    aging = parts[:, :, 2] + mech.AGING_PER_DECADE_YEAR * (pop.age / 10.0)[:, None] * years
+    burden = np.stack(
+        [
+            aging,
+            parts[:, :, 0] * shares[:, None, 0],
+            parts[:, :, 0] * shares[:, None, 1],
+            parts[:, :, 0] * shares[:, None, 2],
+            parts[:, :, 1],
+        ],
+        axis=2,
+    )
+    assert burden.shape[2] == len(SIGNATURES)
+    sig_noise = rng("noise_signatures").standard_normal((n, nv, len(SIGNATURES)))
+    signatures = np.log1p(mech.SIGNATURE_SCALE * burden) + mech.SIGNATURE_NOISE_SD * sig_noise
+    lam = mech.MUTATION_COUNT_BASE + mech.MUTATION_COUNT_PER_BURDEN * burden.sum(axis=2)
+    counts = rng("mutation_counts").poisson(lam).astype(np.int64)
+
+    dropped = rng("visit_dropout").random((n, nv)) < variant.visit_dropout_rate
+    dropped[:, [i for i, m in enumerate(visit_months) if m == 0]] = False
+    modality_masked = rng("modality_mask").random((n, len(MODALITIES))) < variant.masking_rate
+    maskable = np.array([m in variant.masked_modalities for m in MODALITIES])
+    modality_masked &= maskable[None, :]
+    observed = ~(dropped[:, :, None] | modality_masked[:, None, :])
+
+    decimals = mech.OBSERVATION_DECIMALS
+    return Observations(
+        visit_months=tuple(visit_months),
+        transcriptomic=np.round(tx, decimals),
+        epigenomic=np.round(epi, decimals),
+        signatures=np.round(signatures, decimals),
+        mutation_count=counts,
+        observed=observed,
+    )

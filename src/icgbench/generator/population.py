@@ -1,0 +1,102 @@
+"""Subjects before follow-up: covariates, host susceptibility and exposures.
+
+Draws are subject-major, one stream per purpose (see :mod:`.streams`), so the first k
+subjects of a split do not depend on how many are drawn.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from icgbench.generator import mechanism as mech
+from icgbench.generator.streams import stream
+from icgbench.generator.variants import Variant
+from icgbench.vocabulary import ARCHETYPES, HOST_TRAITS, KCCS, PROXIED_TRAITS, SPLIT_DOMAIN
+
+
+@dataclass(frozen=True)
+class Population:
+    """One split's subjects; every array has the subjects on its first axis."""
+
+    split: str
+    age: np.ndarray  # (n,)
+    female: np.ndarray  # (n,) bool
+    host: np.ndarray  # (n, len(HOST_TRAITS))
+    proxies: np.ndarray  # (n, len(PROXIED_TRAITS))
+    mixture: np.ndarray  # (n, len(ARCHETYPES)); one-hot in the discrete mode
+    dose: np.ndarray  # (n,)
+    assay: np.ndarray  # (n, len(KCCS)) observed KCC screening readout
+    activation: np.ndarray  # (n, len(KCCS)) true, host-modulated KCC activation
+
+    @property
+    def n(self) -> int:
+        return int(self.age.shape[0])
+
+    @property
+    def archetype_index(self) -> np.ndarray:
+        """The dominant archetype of each subject's exposure."""
+        return np.argmax(self.mixture, axis=1)
+
+    def trait(self, name: str) -> np.ndarray:
+        return self.host[:, HOST_TRAITS.index(name)]
+
+
+def sample_host(variant: Variant, rng: np.random.Generator, n: int, target: bool) -> np.ndarray:
+    """Host susceptibility traits (n, 5); the target domain is shifted."""
+    z = rng.standard_normal((n, len(HOST_TRAITS)))
+    out = np.empty_like(z)
+    shift_scale = variant.target_host_shift if target else 0.0
+    for j, trait in enumerate(HOST_TRAITS):
+        mean, sd, lo, hi, shift = mech.HOST[trait]
+        value = mean + shift * shift_scale + sd * variant.host_sd_multiplier * z[:, j]
+        out[:, j] = np.clip(value, lo, hi)
+    j = HOST_TRAITS.index("detox_balance")
+    out[:, j] = np.exp(out[:, j])
+    return out
+
+
+def sample_mixture(variant: Variant, rng: np.random.Generator, n: int) -> np.ndarray:
+    """Exposure composition over archetypes (n, 8): one-hot or a Dirichlet mixture."""
+    k = len(ARCHETYPES)
+    if variant.archetype_mode == "discrete":
+        u = rng.random((n, 1))
+        index = np.searchsorted(np.cumsum(mech.ARCHETYPE_PRIOR), u[:, 0], side="right")
+        index = np.minimum(index, k - 1)
+        return np.eye(k)[index]
+    return rng.dirichlet(np.full(k, variant.mixture_concentration), size=n)
+
+
+def sample_population(variant: Variant, seed: int, split: str, n: int) -> Population:
+    """Draw ``n`` subjects of one split."""
+    vh = variant.variant_hash
+    target = SPLIT_DOMAIN.get(split, "source") == "target"
+
+    def rng(purpose: str) -> np.random.Generator:
+        return stream(vh, seed, split, purpose)
+
+    covariates = rng("covariates").random((n, 2))
+    age = np.round(mech.AGE_RANGE[0] + (mech.AGE_RANGE[1] - mech.AGE_RANGE[0]) * covariates[:, 0])
+    female = covariates[:, 1] < 0.5
+
+    host = sample_host(variant, rng("host"), n, target)
+    proxy_noise = rng("proxies").standard_normal((n, len(PROXIED_TRAITS)))
+    proxies = np.stack(
+        [host[:, HOST_TRAITS.index(t)] for t in PROXIED_TRAITS], axis=1
+    ) + mech.PROXY_NOISE_SD * proxy_noise
+
+    mixture = sample_mixture(variant, rng("mixture"), n)
+    dose = np.exp(mech.DOSE_LOG_SD * rng("dose").standard_normal(n))
+    profile = mixture @ mech.ARCHETYPE_PROFILES
+    assay = np.clip(
+        profile + mech.ASSAY_NOISE_SD * rng("assay").standard_normal((n, len(KCCS))), 0.0, 1.0
+    )
+    spread = mech.ACTIVATION_LOG_SD * variant.host_sd_multiplier
+    modulation = np.exp(spread * rng("activation").standard_normal((n, len(KCCS))))
+    detox = host[:, HOST_TRAITS.index("detox_balance")]
+    metabolic = np.ones((n, len(KCCS)))
+    metabolic[:, 0] = detox
+    metabolic[:, 1] = detox
+    activation = np.clip(profile * modulation * metabolic, 0.0, 1.0)
+    return Population(split, age, female, host, proxies, mixture, dose, assay, activation)

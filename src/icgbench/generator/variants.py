@@ -1,0 +1,198 @@
+"""The registry of DGP variants: frozen dataclasses with a stable content hash.
+
+A variant fixes every knob of the data-generating process except the seed and the cohort
+size. Its ``variant_hash`` (first 12 hex characters of SHA-256 over the canonical JSON of
+all fields) is recorded on every table, submission and leaderboard row, so a number can
+always be traced to the exact process that produced its data.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, fields
+from typing import Any, Literal
+
+from icgbench.vocabulary import STATES
+
+Coupling = Literal["linear", "nonlinear"]
+ArchetypeMode = Literal["discrete", "continuous_mixture"]
+Heterogeneity = Literal["low", "high"]
+Observability = Literal["full", "partial"]
+ObservationOperator = Literal["linear", "nonlinear"]
+
+
+class UnknownVariantError(KeyError):
+    """Raised for a variant name that is not registered; the message lists the names."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One named configuration of the simulator.
+
+    Sizes are defaults; ``simulate`` accepts others. Every field enters the hash.
+    """
+
+    name: str
+    description: str
+    coupling: Coupling
+    archetype_mode: ArchetypeMode
+    mixture_concentration: float
+    host_heterogeneity: Heterogeneity
+    host_sd_multiplier: float
+    target_host_shift: float
+    observability: Observability
+    masking_rate: float
+    masked_modalities: tuple[str, ...]
+    visit_dropout_rate: float
+    observation_operator: ObservationOperator
+    observation_noise_sd: float
+    module_offset_sd: float
+    module_gain_log_sd: float
+    flipped_signs: tuple[str, ...]
+    target_prevalence: float
+    months: int
+    visit_months: tuple[int, ...]
+    n_train: int
+    n_test: int
+    n_target: int
+
+    def canonical_json(self) -> str:
+        """The variant's fields as canonical JSON (sorted keys, no whitespace)."""
+        return json.dumps(asdict(self), sort_keys=True, separators=(",", ":"))
+
+    @property
+    def variant_hash(self) -> str:
+        """First 12 hex characters of SHA-256 over :meth:`canonical_json`."""
+        return hashlib.sha256(self.canonical_json().encode("utf-8")).hexdigest()[:12]
+
+    def as_dict(self) -> dict[str, Any]:
+        """All fields plus the hash, JSON-ready (tuples become lists)."""
+        out = json.loads(self.canonical_json())
+        out["variant_hash"] = self.variant_hash
+        return {k: out[k] for k in [f.name for f in fields(self)] + ["variant_hash"]}
+
+
+_BASE = dict(
+    coupling="linear",
+    archetype_mode="discrete",
+    mixture_concentration=0.35,
+    host_heterogeneity="low",
+    host_sd_multiplier=1.0,
+    target_host_shift=1.0,
+    observability="full",
+    masking_rate=0.0,
+    masked_modalities=(),
+    visit_dropout_rate=0.02,
+    observation_operator="linear",
+    observation_noise_sd=0.90,
+    module_offset_sd=0.40,
+    module_gain_log_sd=0.10,
+    flipped_signs=(),
+    target_prevalence=0.30,
+    months=24,
+    visit_months=(0, 6, 12, 18, 24),
+    n_train=1200,
+    n_test=400,
+    n_target=400,
+)
+
+_NONLINEAR_MIXHOST = dict(
+    coupling="nonlinear",
+    archetype_mode="continuous_mixture",
+    host_heterogeneity="high",
+    host_sd_multiplier=2.5,
+    module_offset_sd=0.80,
+    module_gain_log_sd=0.40,
+)
+
+
+def _variant(name: str, description: str, **overrides: Any) -> Variant:
+    return Variant(name=name, description=description, **{**_BASE, **overrides})
+
+
+_REGISTRY: dict[str, Variant] = {
+    v.name: v
+    for v in (
+        _variant(
+            "linear_lowhet",
+            "Linear KCC->state coupling, low host heterogeneity, discrete archetypes, "
+            "full multi-omics observability. The easy baseline.",
+        ),
+        _variant(
+            "nonlinear_mixhost",
+            "Non-linear coupling, continuous KCC mixtures, high host heterogeneity. "
+            "Stresses latent recovery.",
+            **_NONLINEAR_MIXHOST,
+        ),
+        _variant(
+            "partial_observability",
+            "Non-linear coupling with random per-subject masking (30%) of transcriptomic "
+            "and epigenomic modules. Stresses robustness to missing modalities.",
+            **_NONLINEAR_MIXHOST,
+            observability="partial",
+            masking_rate=0.30,
+            masked_modalities=("transcriptomic", "epigenomic"),
+        ),
+        _variant(
+            "nonlinear_obs",
+            "Linear KCC->state coupling with a non-linear, multiplicatively interacting "
+            "observation operator. Stresses stage-1 latent recovery while keeping stage 2 "
+            "simple.",
+            observation_operator="nonlinear",
+        ),
+        _variant(
+            "misspecified_signs",
+            "linear_lowhet base with one flipped sign (epigenetic_age) in the latent_risk "
+            "DGP relative to the structural prior. Falsification cohort for sign-constrained "
+            "models.",
+            flipped_signs=("epigenetic_age",),
+        ),
+        _variant(
+            "misspecified_signs_v2",
+            "Two simultaneous sign flips (epigenetic_age, immune_clearance). Stress test for "
+            "whether unconstrained recovery survives multiple prior errors.",
+            flipped_signs=("epigenetic_age", "immune_clearance"),
+        ),
+    )
+}
+
+
+def variant_names() -> list[str]:
+    """Registered variant names, in registry order."""
+    return list(_REGISTRY)
+
+
+def get_variant(name: str) -> Variant:
+    """The registered variant called ``name``; unknown names raise UnknownVariantError."""
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise UnknownVariantError(
+            f"unknown variant {name!r}; registered variants: {', '.join(_REGISTRY)}"
+        ) from None
+
+
+def all_variants() -> list[Variant]:
+    """Every registered variant, in registry order."""
+    return list(_REGISTRY.values())
+
+
+def validate_variant(variant: Variant) -> None:
+    """Raise ValueError when a variant's fields are inconsistent."""
+    unknown = [s for s in variant.flipped_signs if s not in STATES]
+    if unknown:
+        raise ValueError(f"variant {variant.name!r}: flipped_signs names unknown states {unknown}")
+    if not 0.0 <= variant.masking_rate < 1.0:
+        raise ValueError(f"variant {variant.name!r}: masking_rate must be in [0, 1)")
+    if not 0.0 < variant.target_prevalence < 1.0:
+        raise ValueError(f"variant {variant.name!r}: target_prevalence must be in (0, 1)")
+    if list(variant.visit_months) != sorted(set(variant.visit_months)):
+        raise ValueError(f"variant {variant.name!r}: visit_months must increase strictly")
+
+
+for _v in _REGISTRY.values():
+    validate_variant(_v)

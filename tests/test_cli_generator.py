@@ -1,0 +1,116 @@
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from icgbench.cli import main
+from icgbench.generator import TABLE_ROLES, all_variants
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess:
+    """Run the real console entry point in a subprocess."""
+    return subprocess.run(
+        [sys.executable, "-m", "icgbench", *args], capture_output=True, text=True, check=False
+    )
+
+
+def test_bench_list_text_and_json(capsys):
+    assert main(["bench", "list"]) == 0
+    out = capsys.readouterr().out
+    for v in all_variants():
+        assert v.name in out and v.variant_hash in out
+    assert main(["bench", "list", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [r["name"] for r in rows] == [v.name for v in all_variants()]
+    assert all(set(r) == {"name", "variant_hash", "description"} for r in rows)
+
+
+def test_bench_info_json_has_all_fields_and_flipped_signs(capsys):
+    assert main(["bench", "info", "misspecified_signs_v2", "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["variant_hash"] == next(
+        v.variant_hash for v in all_variants() if v.name == "misspecified_signs_v2"
+    )
+    assert info["flipped_signs"] == [
+        {"state": "epigenetic_age", "prior_sign": 1, "dgp_sign": -1},
+        {"state": "immune_clearance", "prior_sign": -1, "dgp_sign": 1},
+    ]
+    assert main(["bench", "info", "linear_lowhet", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["flipped_signs"] == []
+
+
+def test_bench_info_text_names_flipped_signs(capsys):
+    assert main(["bench", "info", "misspecified_signs"]) == 0
+    out = capsys.readouterr().out
+    assert "epigenetic_age: +1 -> -1" in out
+
+
+def test_unknown_variant_is_exit_2_with_names():
+    result = run_cli("bench", "info", "nope")
+    assert result.returncode == 2
+    assert "unknown variant 'nope'" in result.stderr
+    assert "linear_lowhet" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_generate_writes_every_table_and_names_the_folder(tmp_path):
+    out = tmp_path / "cohort"
+    result = run_cli("generate", "--variant", "nonlinear_obs", "--seed", "4",
+                     "--n-subjects", "50", "--months", "12", "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == f"wrote {len(TABLE_ROLES)} tables to {out}"
+    assert sorted(p.stem for p in out.glob("*.parquet")) == sorted(TABLE_ROLES)
+    subjects = pq.read_table(out / "subjects.parquet")
+    assert subjects.num_rows == 50
+    months = set(pq.read_table(out / "observations.parquet")["visit_month"].to_pylist())
+    assert months == {0, 6, 12}
+    assert not [p for p in tmp_path.iterdir() if "staging" in p.name]
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--variant", "linear_lowhet", "--seed", "-1"], "must not be negative"),
+        (["--variant", "linear_lowhet", "--seed", "x"], "expected a whole number"),
+        (["--variant", "linear_lowhet", "--seed", "1", "--n-subjects", "0"], "at least 1"),
+        (["--variant", "linear_lowhet", "--seed", "1", "--n-subjects", "2"], "at least 3"),
+        (["--variant", "linear_lowhet", "--seed", "1", "--months", "0"], "at least 1"),
+        (["--variant", "bogus", "--seed", "1"], "registered variants"),
+    ],
+)
+def test_generate_bad_arguments_exit_2_and_write_nothing(tmp_path, args, message):
+    out = tmp_path / "never"
+    result = run_cli("generate", *args, "--out", str(out))
+    assert result.returncode == 2
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr
+    assert not out.exists()
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_generate_unwritable_folder_is_exit_2():
+    # /proc refuses new entries even to root, so this holds on every Linux machine
+    result = run_cli("generate", "--variant", "linear_lowhet", "--seed", "1",
+                     "--n-subjects", "10", "--out", "/proc/icgbench-test/out")
+    assert result.returncode == 2
+    assert "cannot" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_generate_into_a_file_path_is_exit_2(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    result = run_cli("generate", "--variant", "linear_lowhet", "--seed", "1",
+                     "--n-subjects", "10", "--out", str(blocker / "out"))
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    assert blocker.read_text() == "not a folder"
+
+
+def test_package_runs_as_module():
+    assert Path(sys.executable).exists()
+    result = run_cli("--version")
+    assert result.returncode == 0 and result.stdout.startswith("icgbench ")
