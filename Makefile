@@ -7,21 +7,27 @@ VENV := .venv
 BIN := $(VENV)/bin
 PIP := PIP_CONSTRAINT=$(CURDIR)/constraints.txt PIP_DISABLE_PIP_VERSION_CHECK=1 $(BIN)/python -m pip
 STAMP := $(VENV)/.installed
-PYTEST_ARGS ?=
+PYTEST_ARGS ?= -n auto
 
-.PHONY: demo test test-slow lint docs install install-dev lock bench clean
+.PHONY: demo test test-slow lint docs schemas system-deps install install-dev lock bench clean
 
 demo: $(STAMP)-run
 	$(BIN)/icgbench demo
 
-test: $(STAMP)-dev
+test: $(STAMP)-dev system-deps
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+system-deps:
+	@tools/install-system-deps.sh
 
 test-slow: $(STAMP)-dev
 	$(BIN)/python -m pytest -m slow $(PYTEST_ARGS)
 
 lint: $(STAMP)-dev
 	$(BIN)/ruff check src tests benchmarks
+
+schemas: $(STAMP)-dev
+	$(BIN)/python -m icgbench.release.table_schemas
 
 docs: $(STAMP)-dev
 	$(BIN)/python -m icgbench.cli.docs

@@ -11,3 +11,19 @@ from icgbench.generator import Cohort, simulate
 def cohort(variant: str, seed: int = 0, n_subjects: int | None = None) -> Cohort:
     """A cached simulated cohort (tables are immutable Arrow tables)."""
     return simulate(variant, seed, n_subjects=n_subjects)
+
+
+def require_tool(command: str, install_hint: str) -> str:
+    """The path of ``command``; when missing, skip (or fail under CI=true) saying what to do."""
+    import os
+    import shutil
+
+    import pytest
+
+    path = shutil.which(command)
+    if path:
+        return path
+    message = f"{command} not found: {install_hint} (make system-deps installs it)"
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(message)
+    pytest.skip(message)

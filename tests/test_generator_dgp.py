@@ -22,7 +22,14 @@ from icgbench.generator.interventions import INTERVENTIONS, scale_matrix
 from icgbench.generator.population import sample_population
 from icgbench.generator.reference import reference_scale
 from icgbench.generator.streams import stream
-from icgbench.vocabulary import HOST_TRAITS, KCCS, STATES, feature_columns, kcc_assay_column
+from icgbench.vocabulary import (
+    HOST_TRAITS,
+    KCCS,
+    MODALITIES,
+    STATES,
+    feature_columns,
+    kcc_assay_column,
+)
 
 VARIANTS = [v.name for v in all_variants()]
 N = 3000  # subjects per cohort in these tests: 1800 train, 600 test, 600 target
@@ -80,8 +87,7 @@ def test_event_rate_is_in_band_and_true_risk_predicts_event(name):
 
 def _subject_modality_masked(c, modality: str) -> np.ndarray:
     m = c.tables["masks"].to_pandas()
-    m = m[m.modality == modality]
-    return (~m.groupby("subject_id")["observed"].any()).to_numpy()
+    return (~m.groupby("subject_id")[modality].any()).to_numpy()
 
 
 def test_partial_observability_masks_thirty_percent_of_subjects():
@@ -96,10 +102,10 @@ def test_partial_observability_masks_thirty_percent_of_subjects():
 @pytest.mark.parametrize("name", [v for v in VARIANTS if v != "partial_observability"])
 def test_other_variants_mask_only_dropped_visits(name):
     c = cohort(name, 1, N)
-    m = c.tables["masks"].to_pandas()
-    per_visit = m.groupby(["subject_id", "visit_month"])["observed"].agg(["all", "any"])
-    assert (per_visit["all"] == per_visit["any"]).all()  # a visit is dropped whole or not
-    dropped = ~per_visit["any"]
+    m = c.tables["masks"].to_pandas().set_index(["subject_id", "visit_month"])
+    modalities = m[list(MODALITIES)]
+    assert (modalities.all(axis=1) == modalities.any(axis=1)).all()  # dropped whole or not
+    dropped = ~modalities.any(axis=1)
     assert not dropped.xs(0, level="visit_month").any()  # baseline is always observed
     later = dropped[dropped.index.get_level_values("visit_month") > 0]
     rate = get_variant(name).visit_dropout_rate
@@ -109,9 +115,7 @@ def test_other_variants_mask_only_dropped_visits(name):
 def test_masked_cells_are_null_and_observed_cells_are_not():
     c = cohort("partial_observability", 1, N)
     obs = c.tables["observations"].to_pandas()
-    m = c.tables["masks"].to_pandas().pivot(
-        index=["subject_id", "visit_month"], columns="modality", values="observed"
-    )
+    m = c.tables["masks"].to_pandas().set_index(["subject_id", "visit_month"])
     obs = obs.set_index(["subject_id", "visit_month"]).loc[m.index]
     for modality, columns in feature_columns().items():
         values = obs[list(columns)]

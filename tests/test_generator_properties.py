@@ -36,7 +36,7 @@ def test_tables_are_consistent_for_any_size_seed_and_follow_up(case):
     assert len(ids) == n == len(set(ids))
     assert t["subjects"]["split"].to_pylist() == [s for s in SPLITS for _ in range(sizes[s])]
     assert t["observations"].num_rows == n * len(visits)
-    assert t["masks"].num_rows == n * len(visits) * len(MODALITIES)
+    assert t["masks"].num_rows == n * len(visits)
     assert t["train_outcomes"].num_rows == sizes["train"]
     assert t["train_states"].num_rows == sizes["train"] * len(recorded)
     held = sizes["test"] + sizes["target_test"]
@@ -50,7 +50,7 @@ def test_tables_are_consistent_for_any_size_seed_and_follow_up(case):
                 values = t[name_][col].to_numpy()
                 assert np.all((values >= 0) & (values <= 1)), col
 
-    observed = t["masks"]["observed"].to_numpy().reshape(-1, len(MODALITIES))
+    observed = np.stack([t["masks"][m].to_numpy() for m in MODALITIES], axis=1)
     for mi, columns in enumerate(feature_columns().values()):
         for col in columns:
             values = t["observations"][col]

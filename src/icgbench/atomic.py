@@ -31,6 +31,7 @@ def write_bytes(path: Path, data: bytes) -> None:
     ensure_writable_dir(path.parent)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.fchmod(fd, 0o666 & ~_umask())
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
@@ -40,6 +41,17 @@ def write_bytes(path: Path, data: bytes) -> None:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+def make_dir_public(path: Path) -> None:
+    """Give a folder made by mkdtemp (mode 0700) the permissions a plain mkdir would."""
+    os.chmod(path, 0o777 & ~_umask())
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def write_text(path: Path, text: str) -> None:
@@ -62,6 +74,7 @@ def staged_dir(target: Path) -> Iterator[Path]:
         )
     except OSError as exc:
         raise UsageError(f"cannot write into {target.parent}: {exc.strerror or exc}") from None
+    make_dir_public(stage)
     try:
         yield stage
         ensure_writable_dir(target)

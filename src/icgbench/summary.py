@@ -5,16 +5,18 @@ from __future__ import annotations
 import pyarrow.compute as pc
 
 from icgbench.generator import Cohort
+from icgbench.vocabulary import MODALITIES
 
 
 def cohort_stats(cohort: Cohort) -> dict[str, float | int]:
     """Subjects, train event rate and the fraction of (subject, visit, modality) masked."""
-    masks = cohort.tables["masks"]["observed"]
+    masks = cohort.tables["masks"]
+    observed = [pc.mean(pc.cast(masks[m], "float64")).as_py() for m in MODALITIES]
     events = cohort.tables["train_outcomes"]["event"]
     return {
         "subjects": sum(cohort.sizes.values()),
         "event_rate": pc.mean(events).as_py(),
-        "masked_fraction": 1.0 - pc.mean(pc.cast(masks, "float64")).as_py(),
+        "masked_fraction": 1.0 - sum(observed) / len(observed),
     }
 
 

@@ -47,7 +47,9 @@ if __name__ == "__main__":
     from pathlib import Path
 
     from icgbench.atomic import write_text
+    from icgbench.release.dictionary import markdown
 
-    target = Path("docs/cli.md")
-    write_text(target, cli_markdown())
-    print(f"wrote {target}")
+    for target, text in ((Path("docs/cli.md"), cli_markdown()),
+                         (Path("docs/data_dictionary.md"), markdown())):
+        write_text(target, text)
+        print(f"wrote {target}")

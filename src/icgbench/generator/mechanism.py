@@ -275,4 +275,5 @@ SIGNATURE_NOISE_SD = 0.30
 AGING_PER_DECADE_YEAR = 0.02  # aging burden per (decade of age x year of follow-up)
 MUTATION_COUNT_BASE = 5.0
 MUTATION_COUNT_PER_BURDEN = 40.0
-OBSERVATION_DECIMALS = 4
+OBSERVATION_DECIMALS = 3  # omics, assay readouts and proxies
+PUBLISHED_DECIMALS = 6  # every other published number (states, risks, doses, weights)

@@ -149,6 +149,11 @@ def _concat(parts: list[SplitResult], get) -> np.ndarray:
     return np.concatenate([get(p) for p in parts])
 
 
+def _round(values: np.ndarray, decimals: int = mech.PUBLISHED_DECIMALS) -> np.ndarray:
+    """Published precision: the release states numbers to a fixed number of decimals."""
+    return np.round(values, decimals)
+
+
 def _subjects(parts: list[SplitResult]) -> pa.Table:
     cols: dict[str, object] = {
         "subject_id": _concat(parts, lambda p: p.ids),
@@ -161,14 +166,19 @@ def _subjects(parts: list[SplitResult]) -> pa.Table:
         "archetype": _concat(
             parts, lambda p: np.array(ARCHETYPES, dtype=object)[p.population.archetype_index]
         ),
-        "dose": _concat(parts, lambda p: p.population.dose),
+        "dose": _round(_concat(parts, lambda p: p.population.dose)),
     }
+    measured = mech.OBSERVATION_DECIMALS
     for j, a in enumerate(ARCHETYPES):
-        cols[mixture_column(a)] = _concat(parts, lambda p, j=j: p.population.mixture[:, j])
+        cols[mixture_column(a)] = _round(_concat(parts, lambda p, j=j: p.population.mixture[:, j]))
     for j, k in enumerate(KCCS):
-        cols[kcc_assay_column(k)] = _concat(parts, lambda p, j=j: p.population.assay[:, j])
+        cols[kcc_assay_column(k)] = _round(
+            _concat(parts, lambda p, j=j: p.population.assay[:, j]), measured
+        )
     for j, t in enumerate(PROXIED_TRAITS):
-        cols[proxy_column(t)] = _concat(parts, lambda p, j=j: p.population.proxies[:, j])
+        cols[proxy_column(t)] = _round(
+            _concat(parts, lambda p, j=j: p.population.proxies[:, j]), measured
+        )
     return pa.table(cols)
 
 
@@ -203,16 +213,9 @@ def _observations(parts: list[SplitResult]) -> tuple[pa.Table, pa.Table]:
         for j, column in enumerate(features[modality]):
             values = counts if column == "mut_total_count" else blocks[modality][:, j]
             obs[column] = pa.array(values, mask=hidden)
-    masks = {
-        "subject_id": pa.concat_arrays(
-            [_repeat(p.ids, len(p.observations.visit_months) * nm) for p in parts]
-        ),
-        "visit_month": np.repeat(months, nm),
-        "modality": pa.array(np.array(MODALITIES, dtype=object)).take(
-            np.tile(np.arange(nm), len(months))
-        ),
-        "observed": observed.reshape(-1),
-    }
+    masks: dict[str, object] = {"subject_id": ids, "visit_month": pa.array(months)}
+    for mi, modality in enumerate(MODALITIES):
+        masks[modality] = observed[:, mi]
     return pa.table(obs), pa.table(masks)
 
 
@@ -232,8 +235,8 @@ def _states(parts: list[SplitResult], with_split: bool) -> pa.Table:
         cols["split"].append(np.full(n * nt, p.split, dtype=object))
         cols["month"].append(np.tile(np.array(t.months), n))
         for j, s in enumerate(STATES):
-            cols[s].append(t.states[:, j, :].T.reshape(-1))
-        cols[RISK_STATE].append(t.latent_risk.T.reshape(-1))
+            cols[s].append(_round(t.states[:, j, :].T.reshape(-1)))
+        cols[RISK_STATE].append(_round(t.latent_risk.T.reshape(-1)))
     out = {k: np.concatenate(v) for k, v in cols.items()}
     if not with_split:
         del out["split"]
@@ -249,10 +252,10 @@ def _tables(variant: Variant, parts: list[SplitResult]) -> dict[str, pa.Table]:
     cf: dict[str, object] = {
         "subject_id": _concat(held_out, lambda p: p.ids),
         "split": _concat(held_out, lambda p: np.full(len(p.ids), p.split, dtype=object)),
-        "risk": _concat(held_out, lambda p: p.risk[0]),
+        "risk": _round(_concat(held_out, lambda p: p.risk[0])),
     }
     for r, name in enumerate(names, start=1):
-        cf[f"risk__{name}"] = _concat(held_out, lambda p, r=r: p.risk[r])
+        cf[f"risk__{name}"] = _round(_concat(held_out, lambda p, r=r: p.risk[r]))
 
     def mean_effect(p: SplitResult, r: int) -> float:
         return float(np.mean(p.risk[r] - p.risk[0]))
@@ -262,8 +265,10 @@ def _tables(variant: Variant, parts: list[SplitResult]) -> dict[str, pa.Table]:
         "prior_direction": [prior_direction(n) for n in names],
         "dgp_direction": [int(np.sign(mean_effect(by_split["test"], r)))
                           for r in range(1, len(names) + 1)],
-        "mean_effect": [mean_effect(by_split["test"], r) for r in range(1, len(names) + 1)],
-        "mean_effect_target": [mean_effect(by_split["target_test"], r)
+        "mean_effect": [round(mean_effect(by_split["test"], r), mech.PUBLISHED_DECIMALS)
+                        for r in range(1, len(names) + 1)],
+        "mean_effect_target": [round(mean_effect(by_split["target_test"], r),
+                                     mech.PUBLISHED_DECIMALS)
                                for r in range(1, len(names) + 1)],
     }
     registry = [(n, s, sc) for n in names for s, sc in INTERVENTIONS[n].items()]
@@ -294,18 +299,18 @@ def _tables(variant: Variant, parts: list[SplitResult]) -> dict[str, pa.Table]:
                 "subject_id": _concat(held_out, lambda p: p.ids),
                 "split": _concat(held_out, lambda p: np.full(len(p.ids), p.split, dtype=object)),
                 "event": _concat(held_out, lambda p: p.event.astype(np.int64)),
-                "true_risk": _concat(held_out, lambda p: p.risk[0]),
+                "true_risk": _round(_concat(held_out, lambda p: p.risk[0])),
             }
         ),
         "test_states": _states(held_out, with_split=True),
         "kcc_activations": pa.table(
             {"subject_id": _concat(parts, lambda p: p.ids)}
-            | {k: _concat(parts, lambda p, j=j: p.population.activation[:, j])
+            | {k: _round(_concat(parts, lambda p, j=j: p.population.activation[:, j]))
                for j, k in enumerate(KCCS)}
         ),
         "host_latents": pa.table(
             {"subject_id": _concat(parts, lambda p: p.ids)}
-            | {t: _concat(parts, lambda p, j=j: p.population.host[:, j])
+            | {t: _round(_concat(parts, lambda p, j=j: p.population.host[:, j]))
                for j, t in enumerate(HOST_TRAITS)}
         ),
         "counterfactual_risks": pa.table(cf),

@@ -1,0 +1,175 @@
+"""``icgbench freeze`` and ``icgbench data ...``: the frozen release."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+from icgbench.cli._common import positive_int, print_json
+from icgbench.data import list_tables, tier_descriptor
+from icgbench.errors import InvalidInputError, UsageError
+from icgbench.release import archive, freeze
+from icgbench.release.descriptor import load_descriptor
+from icgbench.release.locate import release_root, source_root
+from icgbench.release.tiers import TIERS, get_tier
+from icgbench.release.verify import verify
+
+TIER_CHOICES = list(TIERS)
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    p = commands.add_parser(
+        "freeze", help="write the frozen release (datasets/ and datapackage.json)",
+        description="Simulate every cohort of a tier and write it as Parquet and csv.gz with "
+        "its descriptor. Re-running produces byte-identical files. With --check, "
+        "regenerate into a temporary folder and compare with the committed descriptor "
+        "instead (CSV text exactly, Parquet by content digest); exit 1 naming each table "
+        "that differs.")
+    p.add_argument("--tier", choices=[*TIER_CHOICES, "all"], default="all",
+                   help="tier to freeze (default: all)")
+    p.add_argument("--check", action="store_true", help="compare instead of writing")
+    p.add_argument("--jobs", type=positive_int, default=1, help="parallel processes")
+    p.add_argument("--root", type=Path, default=None,
+                   help="release root (default: the repository this package runs from)")
+    p.set_defaults(func=run_freeze)
+
+    data = commands.add_parser("data", help="verify, build, pack, download and list the release")
+    sub = data.add_subparsers(dest="data_command", metavar="SUBCOMMAND", required=True)
+
+    p = sub.add_parser("verify", help="check every file's bytes, SHA-256 and Table Schema")
+    p.add_argument("--tier", choices=TIER_CHOICES, default="small")
+    p.add_argument("--descriptor", type=Path, default=None,
+                   help="verify this descriptor instead of the tier's (e.g. after "
+                   "`data download --to DIR`)")
+    p.add_argument("--deep", action="store_true",
+                   help="also check value-level constraints (enum, pattern, unique, primary "
+                   "and foreign keys) by decoding key and category columns")
+    p.add_argument("--json", action="store_true", help="print only a JSON verdict")
+    p.set_defaults(func=run_verify)
+
+    p = sub.add_parser("build", help="build a tier's files locally and install them if they "
+                       "match the committed descriptor")
+    p.add_argument("--tier", choices=TIER_CHOICES, default="full")
+    p.add_argument("--jobs", type=positive_int, default=2, help="parallel processes (default 2)")
+    p.set_defaults(func=run_build)
+
+    p = sub.add_parser("pack", help="write a tier as a reproducible tar.gz release archive")
+    p.add_argument("--tier", choices=TIER_CHOICES, default="full")
+    p.add_argument("--out", type=Path, required=True, help="archive file to write")
+    p.set_defaults(func=run_pack)
+
+    p = sub.add_parser("download", help="fetch a release archive, verify every member, "
+                       "install atomically")
+    p.add_argument("--url", required=True, help="URL of the tar.gz archive")
+    p.add_argument("--tier", choices=TIER_CHOICES, default="full")
+    p.add_argument("--to", type=Path, default=None,
+                   help="install into this folder (default: the tier's folder in the release)")
+    p.set_defaults(func=run_download)
+
+    p = sub.add_parser("list", help="cohorts and tables of a tier, and whether they are present")
+    p.add_argument("--tier", choices=TIER_CHOICES, default="small")
+    p.add_argument("--json", action="store_true", help="print only JSON")
+    p.set_defaults(func=run_list)
+
+
+def _root(args: argparse.Namespace) -> Path:
+    if getattr(args, "root", None) is not None:
+        return args.root
+    try:
+        return release_root()
+    except UsageError:
+        return source_root()
+
+
+def run_freeze(args: argparse.Namespace) -> int:
+    root = _root(args)
+    tiers = TIER_CHOICES if args.tier == "all" else [args.tier]
+    if args.check:
+        failed = False
+        for name in tiers:
+            problems = freeze.check(get_tier(name), root, args.jobs)
+            if problems:
+                failed = True
+                print(f"{name} tier: {len(problems)} table(s) differ from the descriptor:")
+                for p in problems:
+                    print(f"  {p}")
+            else:
+                print(f"{name} tier: regenerated data match {get_tier(name).descriptor_path}")
+        return 1 if failed else 0
+    for name in tiers:
+        tier = get_tier(name)
+        path = freeze.freeze(tier, root, args.jobs)
+        print(f"froze the {name} tier: data in {root / tier.data_dir}, descriptor {path}")
+    return 0
+
+
+def _descriptor(args: argparse.Namespace):
+    if getattr(args, "descriptor", None) is not None:
+        return load_descriptor(args.descriptor)
+    return tier_descriptor(args.tier)
+
+
+def run_verify(args: argparse.Namespace) -> int:
+    d = _descriptor(args)
+    start = time.perf_counter()
+    verdict = verify(d, deep=args.deep)
+    seconds = time.perf_counter() - start
+    if args.json:
+        print_json({"descriptor": str(d.path), "version": d.version, "tier": d.tier,
+                    "ok": verdict.ok, "checked": verdict.checked, "deep": args.deep,
+                    "content_verified": verdict.content_verified,
+                    "problems": [{"resource": p.resource, "message": p.message}
+                                 for p in verdict.problems],
+                    "fingerprint": d.fingerprint()})
+        return 0 if verdict.ok else 1
+    for p in verdict.problems:
+        print(f"FAIL {p}")
+    for name in verdict.content_verified:
+        print(f"note {name}: bytes differ from the descriptor but the content is the frozen "
+              "content (another pyarrow or zlib wrote it)")
+    status = "OK" if verdict.ok else f"FAILED ({len(verdict.problems)} problem(s))"
+    print(f"{status}: {verdict.checked} resources of {d.path} (release {d.version}, "
+          f"{d.tier} tier) checked in {seconds:.1f} s")
+    return 0 if verdict.ok else 1
+
+
+def run_build(args: argparse.Namespace) -> int:
+    tier = get_tier(args.tier)
+    root = _root(args)
+    folder = freeze.build(tier, root, args.jobs)
+    print(f"built the {tier.name} tier; every table matches {tier.descriptor_path}; "
+          f"files in {folder}")
+    return 0
+
+
+def run_pack(args: argparse.Namespace) -> int:
+    d = tier_descriptor(args.tier)
+    out = archive.pack(d, args.out)
+    print(f"packed {len(d.resources)} files of the {d.tier} tier into {out}")
+    return 0
+
+
+def run_download(args: argparse.Namespace) -> int:
+    d = tier_descriptor(args.tier)
+    dest = args.to if args.to is not None else d.base
+    archive.download(args.url, d, dest)
+    print(f"downloaded and verified {len(d.resources)} files of the {d.tier} tier into {dest}")
+    return 0
+
+
+def run_list(args: argparse.Namespace) -> int:
+    rows = list_tables(args.tier)
+    if args.json:
+        print_json(rows)
+        return 0
+    present = sum(r["present"] for r in rows)
+    for r in rows:
+        mark = "" if r["present"] else "  (missing)"
+        print(f"{r['variant']:<22} seed {r['seed']:<3} {r['table']:<21} {r['role']:<6} "
+              f"{r['rows']:>7} rows{mark}")
+    print(f"{present} of {len(rows)} tables present")
+    if present < len(rows):
+        raise InvalidInputError(f"the {args.tier} tier is incomplete: build it with "
+                                f"`icgbench data build --tier {args.tier}`")
+    return 0

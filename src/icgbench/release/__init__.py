@@ -1,0 +1,1 @@
+"""The frozen release: table schemas, freezing, the descriptor, verification, archives."""

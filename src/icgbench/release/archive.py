@@ -1,0 +1,158 @@
+"""Release archives: ``pack`` a tier into a reproducible tar.gz; ``download`` one safely.
+
+A downloaded archive is checked member by member against the committed descriptor
+(exact bytes and SHA-256) while it is unpacked into a staging folder; only a complete,
+exact archive is installed, file by file with atomic renames. A corrupt, truncated or
+tampered archive, an unexpected or missing member, or a member whose path would escape
+the target folder is refused and nothing is left behind.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import os
+import shutil
+import tarfile
+import tempfile
+import urllib.error
+import urllib.request
+from pathlib import Path, PurePosixPath
+
+from icgbench.atomic import ensure_writable_dir, write_bytes
+from icgbench.errors import InvalidInputError, UsageError
+from icgbench.progress import interactive
+from icgbench.release.descriptor import Descriptor
+
+DESCRIPTOR_MEMBER = "datapackage.json"
+CHUNK = 1 << 20
+
+
+def pack(descriptor: Descriptor, out: Path) -> Path:
+    """Write the tier's descriptor and files as a reproducible tar.gz at ``out``."""
+    members = [(DESCRIPTOR_MEMBER, descriptor.path)] + [
+        (r.path, descriptor.base / r.path) for r in descriptor.resources
+    ]
+    missing = [str(p) for _, p in members if not p.is_file()]
+    if missing:
+        raise UsageError(f"cannot pack: {len(missing)} file(s) missing, first {missing[0]} "
+                         "(build the tier first: icgbench data build)")
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w", format=tarfile.PAX_FORMAT) as tar:
+        for name, path in sorted(members):
+            data = path.read_bytes()
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            info.mtime = 0
+            info.mode = 0o644
+            info.uid = info.gid = 0
+            info.uname = info.gname = ""
+            tar.addfile(info, io.BytesIO(data))
+    compressed = io.BytesIO()
+    with gzip.GzipFile(filename="", mode="wb", fileobj=compressed, mtime=0) as gz:
+        gz.write(raw.getvalue())
+    write_bytes(out, compressed.getvalue())
+    return out
+
+
+def fetch(url: str, dest: Path) -> None:
+    """Download ``url`` to ``dest`` with a progress bar on a terminal."""
+    try:
+        response = urllib.request.urlopen(url, timeout=60)
+    except (urllib.error.URLError, ValueError, OSError) as exc:
+        raise UsageError(f"cannot download {url}: {getattr(exc, 'reason', exc)}") from None
+    total = int(response.headers.get("Content-Length") or 0) or None
+    with response, open(dest, "wb") as handle:
+        if interactive():
+            from rich.console import Console
+            from rich.progress import (
+                BarColumn,
+                DownloadColumn,
+                Progress,
+                TransferSpeedColumn,
+            )
+
+            columns = ("[progress.description]{task.description}", BarColumn(),
+                       DownloadColumn(), TransferSpeedColumn())
+            with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
+                task = bar.add_task("downloading", total=total)
+                while block := response.read(CHUNK):
+                    handle.write(block)
+                    bar.advance(task, len(block))
+        else:
+            shutil.copyfileobj(response, handle, CHUNK)
+
+
+def _safe_member_name(name: str) -> bool:
+    path = PurePosixPath(name)
+    return bool(name) and not path.is_absolute() and ".." not in path.parts and "\\" not in name
+
+
+def unpack_verified(archive: Path, descriptor: Descriptor, stage: Path) -> None:
+    """Extract ``archive`` into ``stage``, checking every member against ``descriptor``."""
+    expected = {r.path: r for r in descriptor.resources}
+    seen: set[str] = set()
+    try:
+        with tarfile.open(archive, mode="r:gz") as tar:
+            for member in tar:
+                name = member.name
+                if not _safe_member_name(name):
+                    raise InvalidInputError(f"archive member {name!r} would escape the "
+                                            "target folder")
+                if not member.isfile():
+                    raise InvalidInputError(f"archive member {name!r} is not a regular file")
+                if name in seen:
+                    raise InvalidInputError(f"archive member {name!r} appears twice")
+                seen.add(name)
+                source = tar.extractfile(member)
+                assert source is not None
+                if name == DESCRIPTOR_MEMBER:
+                    if source.read() != descriptor.path.read_bytes():
+                        raise InvalidInputError("the archive's datapackage.json differs from "
+                                                "the committed descriptor")
+                    continue
+                if name not in expected:
+                    raise InvalidInputError(f"archive member {name!r} is not in the "
+                                            "descriptor")
+                r = expected[name]
+                digest, size = hashlib.sha256(), 0
+                target = stage / name
+                target.parent.mkdir(parents=True, exist_ok=True)
+                with open(target, "wb") as out:
+                    while block := source.read(CHUNK):
+                        digest.update(block)
+                        size += len(block)
+                        out.write(block)
+                if size != r.bytes or "sha256:" + digest.hexdigest() != r.hash:
+                    raise InvalidInputError(f"archive member {name!r} does not match the "
+                                            f"descriptor ({size} bytes, sha256:"
+                                            f"{digest.hexdigest()}; expected {r.bytes} bytes, "
+                                            f"{r.hash})")
+    except (tarfile.TarError, EOFError, OSError, gzip.BadGzipFile) as exc:
+        raise InvalidInputError(f"corrupt or truncated archive {archive.name}: {exc}") from None
+    missing = sorted(set(expected) - seen)
+    if missing:
+        raise InvalidInputError(f"archive lacks {len(missing)} file(s) of the release, first "
+                                f"{missing[0]!r}")
+
+
+def download(url: str, descriptor: Descriptor, dest: Path) -> Path:
+    """Fetch, verify and install a tier archive into ``dest``; return ``dest``."""
+    ensure_writable_dir(dest)
+    stage = Path(tempfile.mkdtemp(prefix=".download.", dir=dest))
+    try:
+        archive = stage / "archive.tar.gz"
+        fetch(url, archive)
+        unpacked = stage / "files"
+        unpacked.mkdir()
+        unpack_verified(archive, descriptor, unpacked)
+        for r in descriptor.resources:
+            target = dest / r.path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(unpacked / r.path, target)
+        if (dest / DESCRIPTOR_MEMBER).resolve() != descriptor.path.resolve():
+            write_bytes(dest / DESCRIPTOR_MEMBER, descriptor.path.read_bytes())
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+    return dest

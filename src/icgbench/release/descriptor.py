@@ -1,0 +1,195 @@
+"""The Data Package descriptor of a release tier, and reading it back.
+
+One resource per (cohort, table, format). Each carries its Table Schema inline with the
+foreign keys resolved to the same cohort's resources (Frictionless resolves foreign keys
+by resource name), names the schema file it was made from (``icgbench:schema``), and
+states its variant, variant hash, seed, splits, role, row count and content digest.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from icgbench import contract
+from icgbench.errors import InvalidInputError, UsageError
+from icgbench.release.tiers import CREATED, DATA_VERSION, Tier
+
+PROFILE = "https://datapackage.org/profiles/2.0/datapackage.json"
+PARQUET_MEDIATYPE = "application/vnd.apache.parquet"
+FORMATS = ("parquet", "csv")
+EXTENSIONS = {"parquet": ".parquet", "csv": ".csv.gz"}
+SYNTHETIC_NOTICE = (
+    "Synthetic by construction: every subject, exposure, state and outcome is simulated. "
+    "Nothing in this package is a carcinogenicity classification or a prediction about "
+    "real people."
+)
+
+
+def resource_name(variant: str, seed: int, table: str, fmt: str) -> str:
+    """``<variant>.s<seed>.<table>.<format>`` (lowercase, as Frictionless requires)."""
+    return f"{variant}.s{seed}.{table}.{fmt}"
+
+
+def relative_path(variant: str, seed: int, table: str, fmt: str) -> str:
+    """File path of a resource relative to the tier's data folder."""
+    return f"{variant}/seed{seed}/{table}{EXTENSIONS[fmt]}"
+
+
+def inline_schema(table: str, variant: str, seed: int, fmt: str) -> dict[str, Any]:
+    """The table's schema with foreign keys pointing at this cohort's resources."""
+    doc = copy.deepcopy(contract.table_schema(table))
+    schema = {k: v for k, v in doc.items() if k in ("fields", "missingValues", "primaryKey")}
+    for fk in doc.get("foreignKeys", []):
+        fk = copy.deepcopy(fk)
+        fk["reference"]["resource"] = resource_name(variant, seed, fk["reference"]["resource"],
+                                                    fmt)
+        schema.setdefault("foreignKeys", []).append(fk)
+    return schema
+
+
+def schema_matches(schema: dict[str, Any], table: str, variant: str, seed: int, fmt: str
+                   ) -> bool:
+    """True when ``schema`` is exactly :func:`inline_schema` (compared without copying)."""
+    doc = contract.table_schema(table)
+    for key in ("fields", "missingValues", "primaryKey"):
+        if schema.get(key) != doc.get(key):
+            return False
+    fks = doc.get("foreignKeys", [])
+    mine = schema.get("foreignKeys", [])
+    if len(fks) != len(mine) or set(schema) - {"fields", "missingValues", "primaryKey",
+                                                "foreignKeys"}:
+        return False
+    for theirs, ours in zip(fks, mine, strict=True):
+        expected = resource_name(variant, seed, theirs["reference"]["resource"], fmt)
+        if (ours.get("fields") != theirs["fields"]
+                or ours.get("reference", {}).get("fields") != theirs["reference"]["fields"]
+                or ours.get("reference", {}).get("resource") != expected):
+            return False
+    return True
+
+
+@dataclass(frozen=True)
+class Resource:
+    """A resource of a loaded descriptor, with the fields the tools need."""
+
+    name: str
+    path: str
+    format: str
+    table: str
+    role: str
+    variant: str
+    variant_hash: str
+    seed: int
+    bytes: int
+    hash: str
+    content_digest: str
+    csv_sha256: str | None
+    rows: int
+
+    @classmethod
+    def from_descriptor(cls, r: dict[str, Any]) -> Resource:
+        return cls(
+            name=r["name"], path=r["path"], format=r["format"], table=r["icgbench:table"],
+            role=r["icgbench:role"], variant=r["icgbench:variant"],
+            variant_hash=r["icgbench:variant_hash"], seed=int(r["icgbench:seed"]),
+            bytes=int(r["bytes"]), hash=r["hash"], content_digest=r["icgbench:content_digest"],
+            csv_sha256=r.get("icgbench:csv_sha256"), rows=int(r["icgbench:rows"]),
+        )
+
+
+@dataclass(frozen=True)
+class Descriptor:
+    """A loaded tier descriptor: the raw document, its location and its resources."""
+
+    path: Path
+    document: dict[str, Any]
+
+    @property
+    def base(self) -> Path:
+        """Folder that resource paths are relative to."""
+        return self.path.parent
+
+    @property
+    def version(self) -> str:
+        return self.document["version"]
+
+    @property
+    def tier(self) -> str:
+        return self.document["icgbench:tier"]
+
+    @property
+    def resources(self) -> list[Resource]:
+        return [Resource.from_descriptor(r) for r in self.document["resources"]]
+
+    def find(self, variant: str, seed: int, table: str, fmt: str = "parquet") -> Resource:
+        name = resource_name(variant, seed, table, fmt)
+        for r in self.resources:
+            if r.name == name:
+                return r
+        raise UsageError(f"the {self.tier} tier has no resource {name!r} "
+                         f"(see `icgbench data list --tier {self.tier}`)")
+
+    def cohorts(self) -> list[dict[str, Any]]:
+        return list(self.document["icgbench:cohorts"])
+
+    def fingerprint(self) -> str:
+        """SHA-256 over every resource's name and content digest: names the exact data."""
+        import hashlib
+
+        items = sorted((r.name, r.content_digest) for r in self.resources)
+        text = "\n".join(f"{n} {d}" for n, d in items)
+        return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+
+
+def load_descriptor(path: Path) -> Descriptor:
+    """Read a tier descriptor, with clear errors for a missing or malformed file."""
+    try:
+        document = json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UsageError(f"no release descriptor at {path}") from None
+    except (OSError, ValueError) as exc:
+        raise InvalidInputError(f"cannot read release descriptor {path}: {exc}") from None
+    for key in ("version", "resources", "icgbench:tier", "icgbench:cohorts"):
+        if key not in document:
+            raise InvalidInputError(f"release descriptor {path} lacks {key!r}")
+    return Descriptor(Path(path), document)
+
+
+def build_document(tier: Tier, cohorts: list[dict[str, Any]],
+                   resources: list[dict[str, Any]], extra: dict[str, Any] | None = None
+                   ) -> dict[str, Any]:
+    """The descriptor document of one tier (deterministic: no clocks, sorted inputs)."""
+    return {
+        "$schema": PROFILE,
+        "name": f"icg-bench-{tier.name}",
+        "title": f"ICg-Bench frozen release, {tier.name} tier",
+        "description": (
+            "Synthetic cohorts of the ICg-Bench causal benchmark for mechanism-aware "
+            "carcinogenicity models: per (variant, seed), public tables to fit a model on and "
+            "ground-truth tables the scorer grades against. " + tier.description + " "
+            + SYNTHETIC_NOTICE
+        ),
+        "version": DATA_VERSION,
+        "created": CREATED,
+        "licenses": [
+            {
+                "name": "CC-BY-4.0",
+                "path": "https://creativecommons.org/licenses/by/4.0/",
+                "title": "Creative Commons Attribution 4.0",
+            }
+        ],
+        "contributors": [{"title": "ICg-Bench maintainers", "roles": ["creator"]}],
+        "keywords": [
+            "benchmark", "causal inference", "synthetic data", "toxicology",
+            "key characteristics of carcinogens", "adverse outcome pathway", "multi-omics",
+        ],
+        "icgbench:tier": tier.name,
+        "icgbench:synthetic": True,
+        "icgbench:cohorts": cohorts,
+        **(extra or {}),
+        "resources": resources,
+    }

@@ -1,0 +1,233 @@
+"""Freezing a tier: simulate its cohorts, encode every table twice, describe the files.
+
+``freeze`` writes a tier and its descriptor; ``check`` regenerates it into a temporary
+folder and compares with the committed descriptor (CSV text exactly, Parquet by content
+digest); ``build`` produces a tier's files locally and installs them only when they match
+the committed descriptor.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from icgbench import contract
+from icgbench.atomic import ensure_writable_dir, make_dir_public, write_text
+from icgbench.errors import InvalidInputError, UsageError
+from icgbench.generator import get_variant, simulate, variant_names
+from icgbench.progress import track
+from icgbench.release import encode
+from icgbench.release.descriptor import (
+    PARQUET_MEDIATYPE,
+    Descriptor,
+    build_document,
+    inline_schema,
+    load_descriptor,
+    relative_path,
+    resource_name,
+)
+from icgbench.release.tiers import DATA_VERSION, Tier
+from icgbench.vocabulary import SPLIT_ID_PREFIX, SPLITS
+
+_PREFIX_SPLIT = {prefix: split for split, prefix in SPLIT_ID_PREFIX.items()}
+
+
+@dataclass(frozen=True)
+class CohortKey:
+    variant: str
+    seed: int
+
+
+def tier_cohorts(tier: Tier) -> list[CohortKey]:
+    """Every cohort of a tier, variant-major in registry order."""
+    return [CohortKey(v, s) for v in variant_names() for s in tier.seeds]
+
+
+def _splits(table: pa.Table) -> list[str]:
+    if "subject_id" not in table.column_names:
+        return list(SPLITS)
+    prefixes = set(pc.unique(pc.utf8_slice_codeunits(table["subject_id"], 0, 2)).to_pylist())
+    return [s for s in SPLITS if SPLIT_ID_PREFIX[s] in prefixes]
+
+
+def encode_cohort(tier: Tier, key: CohortKey, data_dir: Path, path_prefix: str
+                  ) -> list[dict[str, Any]]:
+    """Simulate one cohort, write its files under ``data_dir``, return its resources."""
+    variant = get_variant(key.variant)
+    cohort = simulate(variant, key.seed, sizes=dict(tier.sizes))
+    resources = []
+    for table in contract.table_names():
+        schema = contract.table_schema(table)
+        data = encode.conform(cohort.tables[table], schema, table)
+        digest = encode.content_digest(data, schema)
+        common = {
+            "icgbench:table": table,
+            "icgbench:role": schema["icgbench:role"],
+            "icgbench:schema": f"schemas/tables/{table}.json",
+            "icgbench:variant": variant.name,
+            "icgbench:variant_hash": variant.variant_hash,
+            "icgbench:seed": key.seed,
+            "icgbench:splits": _splits(data),
+            "icgbench:rows": data.num_rows,
+            "icgbench:content_digest": digest,
+        }
+        for fmt in ("parquet", "csv"):
+            rel = relative_path(variant.name, key.seed, table, fmt)
+            target = data_dir / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            extra: dict[str, Any]
+            if fmt == "parquet":
+                encode.write_parquet(data, target)
+                extra = {"format": "parquet", "mediatype": PARQUET_MEDIATYPE}
+            else:
+                text = encode.csv_text(data, schema)
+                target.write_bytes(encode.gzip_bytes(text))
+                extra = {"format": "csv", "mediatype": "text/csv", "encoding": "utf-8",
+                         "compression": "gz",
+                         "icgbench:csv_sha256": encode.sha256_bytes(text)}
+            file_hash, size = encode.sha256_file(target)
+            resources.append({
+                "name": resource_name(variant.name, key.seed, table, fmt),
+                "type": "table",
+                "path": f"{path_prefix}{rel}",
+                **extra,
+                "bytes": size,
+                "hash": file_hash,
+                "schema": inline_schema(table, variant.name, key.seed, fmt),
+                **common,
+            })
+    return resources
+
+
+def _encode_job(args: tuple[Tier, CohortKey, str, str]) -> list[dict[str, Any]]:
+    tier, key, data_dir, prefix = args
+    return encode_cohort(tier, key, Path(data_dir), prefix)
+
+
+def produce(tier: Tier, data_dir: Path, path_prefix: str, jobs: int = 1
+            ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Write every cohort of ``tier`` under ``data_dir``; return (cohorts, resources)."""
+    keys = tier_cohorts(tier)
+    args = [(tier, k, str(data_dir), path_prefix) for k in keys]
+    results: Iterator[list[dict[str, Any]]]
+    if jobs > 1:
+        pool = ProcessPoolExecutor(max_workers=jobs)
+        results = pool.map(_encode_job, args)
+    else:
+        pool = None
+        results = map(_encode_job, args)
+    resources: list[dict[str, Any]] = []
+    try:
+        for chunk in track(results, len(keys), f"freezing the {tier.name} tier"):
+            resources.extend(chunk)
+    finally:
+        if pool is not None:
+            pool.shutdown()
+    cohorts = [
+        {"variant": k.variant, "variant_hash": get_variant(k.variant).variant_hash,
+         "seed": k.seed, "sizes": dict(tier.sizes)}
+        for k in keys
+    ]
+    return cohorts, resources
+
+
+def _path_prefix(tier: Tier) -> str:
+    return f"{tier.data_dir}/" if tier.name == "small" else ""
+
+
+def differences(expected: Descriptor, resources: list[dict[str, Any]]) -> list[str]:
+    """Tables whose regenerated content differs from ``expected`` (one line each)."""
+    produced = {r["name"]: r for r in resources}
+    out = []
+    for r in expected.resources:
+        new = produced.pop(r.name, None)
+        if new is None:
+            out.append(f"{r.name}: in the descriptor but not regenerated")
+        elif r.format == "csv" and new["icgbench:csv_sha256"] != r.csv_sha256:
+            out.append(f"{r.name}: CSV text differs ({r.csv_sha256} != "
+                       f"{new['icgbench:csv_sha256']})")
+        elif new["icgbench:content_digest"] != r.content_digest:
+            out.append(f"{r.name}: content digest differs ({r.content_digest} != "
+                       f"{new['icgbench:content_digest']})")
+    out.extend(f"{name}: regenerated but not in the descriptor" for name in produced)
+    return out
+
+
+def freeze(tier: Tier, root: Path, jobs: int = 1) -> Path:
+    """Write ``tier`` under ``root`` and its descriptor; return the descriptor path."""
+    ensure_writable_dir(root)
+    descriptor_path = root / tier.descriptor_path
+    data_dir = root / tier.data_dir
+    ensure_writable_dir(data_dir.parent)
+    stage = Path(tempfile.mkdtemp(prefix=f".{tier.name}.", dir=data_dir.parent))
+    make_dir_public(stage)
+    try:
+        cohorts, resources = produce(tier, stage, _path_prefix(tier), jobs)
+        document = build_document(tier, cohorts, resources)
+        if descriptor_path.exists():
+            _require_version_bump(load_descriptor(descriptor_path), resources)
+        old = data_dir.with_name(f".{tier.name}.old")
+        shutil.rmtree(old, ignore_errors=True)
+        if data_dir.exists():
+            os.replace(data_dir, old)
+        os.replace(stage, data_dir)
+        write_text(descriptor_path, contract.dumps(document))
+        shutil.rmtree(old, ignore_errors=True)
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+    return descriptor_path
+
+
+def _require_version_bump(old: Descriptor, resources: list[dict[str, Any]]) -> None:
+    changed = differences(old, resources)
+    if changed and old.version == DATA_VERSION:
+        raise UsageError(
+            f"freezing would change {len(changed)} resource(s) (first: {changed[0]}) but the "
+            f"release version is still {DATA_VERSION}: bump DATA_VERSION in "
+            "src/icgbench/release/tiers.py (semver) and record the change in CHANGELOG.md"
+        )
+
+
+def check(tier: Tier, root: Path, jobs: int = 1) -> list[str]:
+    """Regenerate ``tier`` in a temporary folder; the differences from its descriptor."""
+    expected = load_descriptor(root / tier.descriptor_path)
+    with tempfile.TemporaryDirectory(prefix="icgbench-check-") as tmp:
+        _, resources = produce(tier, Path(tmp), _path_prefix(tier), jobs)
+        problems = differences(expected, resources)
+        if expected.version != DATA_VERSION:
+            problems.insert(0, f"descriptor version {expected.version} != package data "
+                            f"version {DATA_VERSION}")
+    return problems
+
+
+def build(tier: Tier, root: Path, jobs: int = 1) -> Path:
+    """Build ``tier``'s files locally; install them only if they match its descriptor."""
+    expected = load_descriptor(root / tier.descriptor_path)
+    data_dir = root / tier.data_dir
+    ensure_writable_dir(data_dir)
+    stage = Path(tempfile.mkdtemp(prefix=".build.", dir=data_dir))
+    try:
+        _, resources = produce(tier, stage, "", jobs)
+        problems = differences(expected, resources)
+        if problems:
+            raise InvalidInputError(
+                f"the locally built {tier.name} tier does not match its descriptor "
+                f"({len(problems)} difference(s)); nothing was installed:\n  "
+                + "\n  ".join(problems[:20])
+            )
+        for r in expected.resources:
+            target = data_dir / r.path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(stage / r.path, target)
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+    return data_dir

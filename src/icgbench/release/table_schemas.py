@@ -1,0 +1,294 @@
+"""The Frictionless Table Schemas of every release table, written to ``schemas/tables/``.
+
+The JSON files are the published contract: the release writer, the verifier and the data
+dictionary read them. They are generated from the benchmark vocabulary by ``make schemas``
+(``python -m icgbench.release.table_schemas``), and a test fails when the committed files
+and this module disagree, so a vocabulary change cannot silently drift from the contract.
+
+Foreign keys name the referenced table (``"resource": "subjects"``); the release
+descriptor resolves that to the resource of the same cohort and format.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from icgbench.atomic import write_text
+from icgbench.contract import dumps, package_schema_dir, sync_package_copy
+from icgbench.generator.interventions import intervention_names
+from icgbench.vocabulary import (
+    ARCHETYPES,
+    HOST_TRAITS,
+    KCCS,
+    MODALITIES,
+    OUTCOME_NODE,
+    PROXIED_TRAITS,
+    RISK_STATE,
+    SPLITS,
+    STATES,
+    feature_columns,
+    kcc_assay_column,
+    mixture_column,
+    proxy_column,
+)
+
+Field = dict[str, Any]
+
+ID_PATTERN = "^(TR|TE|TG)[0-9]{6}$"
+NODE_KINDS = ["kcc_assay", "state", "outcome"]
+EDGE_KINDS = ["kcc_state", "state_state", "state_outcome"]
+
+#: Table name -> (role, one-line description). Order is the release order.
+TABLES: dict[str, tuple[str, str]] = {
+    "subjects": ("public", "One row per subject: split, domain, covariates, exposure, KCC "
+                 "assay readout and host proxies."),
+    "observations": ("public", "One row per (subject, visit): omics module readouts, "
+                     "mutational signature activities and mutation count; null where masked."),
+    "masks": ("public", "One row per (subject, visit): whether each modality was observed."),
+    "train_outcomes": ("public", "The binary adverse outcome of every train subject."),
+    "train_states": ("public", "Latent qAOP states of train subjects at every visit and at "
+                     "the end of follow-up: the concept labels a bottleneck model trains on."),
+    "interventions": ("public", "The do_* registry: which states each intervention scales, "
+                      "by how much, and the structural prior's expected direction."),
+    "structural_prior": ("public", "The structural prior: expected sign of each state's "
+                         "effect on risk."),
+    "nodes": ("public", "The node set of the causal graph (structure-recovery task)."),
+    "test_outcomes": ("truth", "Outcome and true event probability of every test and "
+                      "target-test subject."),
+    "test_states": ("truth", "Latent qAOP states of test and target-test subjects at every "
+                    "visit and at the end of follow-up."),
+    "kcc_activations": ("truth", "True host-modulated KCC activation of every subject."),
+    "host_latents": ("truth", "True host susceptibility traits of every subject."),
+    "counterfactual_risks": ("truth", "True event probability of every test and target-test "
+                             "subject, factual and under each intervention."),
+    "intervention_effects": ("truth", "Per intervention: prior direction, true (DGP) "
+                             "direction and mean risk change."),
+    "graph": ("truth", "The true causal graph over the public node set, with signs and "
+              "weights."),
+}
+
+
+def _f(name: str, type_: str, description: str, **constraints: Any) -> Field:
+    field: Field = {"name": name, "type": type_, "description": description}
+    if constraints:
+        field["constraints"] = constraints
+    return field
+
+
+def _id(description: str = "Subject identifier (TR = train, TE = test, TG = target test).",
+        unique: bool = False) -> Field:
+    extra = {"unique": True} if unique else {}
+    return _f("subject_id", "string", description, required=True, pattern=ID_PATTERN, **extra)
+
+
+def _state_fields() -> list[Field]:
+    out = []
+    for s in STATES:
+        bounds = {"minimum": 1e-4, "maximum": 0.999} if s == "clone_fraction" else {"minimum": 0}
+        out.append(_f(s, "number", f"Latent qAOP state {s}.", required=True, **bounds))
+    out.append(_f(RISK_STATE, "number",
+                  "Derived state: standardised, signed sum of the nine states that drives the "
+                  "monthly hazard.", required=True))
+    return out
+
+
+def _month(name: str, description: str) -> Field:
+    return _f(name, "integer", description, required=True, minimum=0)
+
+
+def _fk(fields: list[str], table: str, ref: list[str] | None = None) -> dict[str, Any]:
+    return {"fields": fields, "reference": {"resource": table, "fields": ref or fields}}
+
+
+def _schema(fields: list[Field], key: list[str], fks: list[dict[str, Any]] | None = None
+            ) -> dict[str, Any]:
+    schema: dict[str, Any] = {"fields": fields, "missingValues": [""], "primaryKey": key}
+    if fks:
+        schema["foreignKeys"] = fks
+    return schema
+
+
+def _probability(name: str, description: str) -> Field:
+    return _f(name, "number", description, required=True, minimum=0, maximum=1)
+
+
+def build_table_schemas() -> dict[str, dict[str, Any]]:
+    """Every table's Table Schema, keyed by table name, in release order."""
+    subjects_fk = [_fk(["subject_id"], "subjects")]
+    direction = {"enum": [-1, 0, 1]}
+    features = feature_columns()
+
+    subjects = [
+        _id(unique=True),
+        _f("split", "string", "Split: train, test (source domain) or target_test.",
+           required=True, enum=list(SPLITS)),
+        _f("domain", "string", "Host domain: source (train, test) or target (shifted host).",
+           required=True, enum=["source", "target"]),
+        _f("age", "integer", "Age at baseline, years.", required=True, minimum=18, maximum=100),
+        _f("sex", "string", "Sex (F or M).", required=True, enum=["F", "M"]),
+        _f("archetype", "string", "Dominant exposure archetype.", required=True,
+           enum=list(ARCHETYPES)),
+        _f("dose", "number", "Exposure dose (relative units, log-normal around 1).",
+           required=True, minimum=0),
+    ]
+    subjects += [_probability(mixture_column(a), f"Weight of archetype {a} in the exposure "
+                              "(one-hot in discrete-archetype variants).") for a in ARCHETYPES]
+    subjects += [_probability(kcc_assay_column(k), f"Screening-assay readout of KCC {k} for "
+                              "the subject's exposure (noisy, observed).") for k in KCCS]
+    subjects += [_f(proxy_column(t), "number", f"Noisy observed proxy of host trait {t}.",
+                    required=True) for t in PROXIED_TRAITS]
+
+    observations = [_id(), _month("visit_month", "Visit month (0 = baseline).")]
+    for modality, columns in features.items():
+        for c in columns:
+            if c == "mut_total_count":
+                observations.append(_f(c, "integer", "Total mutation count (Poisson); null "
+                                       "when the mutational modality is masked.", minimum=0))
+            else:
+                kind, name = c.split("__", 1)
+                what = {"tx": "Transcriptomic module", "epi": "Epigenomic module",
+                        "sig": "Mutational signature activity"}[kind]
+                observations.append(_f(c, "number", f"{what} {name} ({modality}); null when "
+                                       "masked."))
+    masks = [_id(), _month("visit_month", "Visit month (0 = baseline).")]
+    masks += [_f(m, "boolean", f"True when the {m} modality was observed at this visit.",
+                 required=True) for m in MODALITIES]
+
+    train_outcomes = [_id(unique=True),
+                      _f("event", "integer", "Adverse outcome by end of follow-up (1 = event).",
+                         required=True, enum=[0, 1])]
+    train_states = [_id(), _month("month", "Month of follow-up (visits and end of follow-up)."),
+                    *_state_fields()]
+
+    interventions = [
+        _f("intervention", "string", "Intervention name.", required=True,
+           enum=intervention_names()),
+        _f("state", "string", "Bottleneck state the intervention scales.", required=True,
+           enum=list(STATES)),
+        _f("scale", "number", "Multiplier applied to the state for the whole follow-up.",
+           required=True, exclusiveMinimum=0),
+        _f("prior_direction", "integer", "Expected sign of the risk change under the "
+           "structural prior.", required=True, **direction),
+    ]
+    prior = [
+        _f("state", "string", "Bottleneck state.", required=True, unique=True,
+           enum=list(STATES)),
+        _f("prior_sign", "integer", "Expected sign of the state's effect on risk.",
+           required=True, enum=[-1, 1]),
+    ]
+    node_names = [kcc_assay_column(k) for k in KCCS] + list(STATES) + [OUTCOME_NODE]
+    nodes = [
+        _f("node", "string", "Node name: a subjects column (KCC assay), a state column of "
+           "train_states (end of follow-up) or the outcome (train_outcomes.event).",
+           required=True, unique=True, enum=node_names),
+        _f("kind", "string", "Node kind.", required=True, enum=NODE_KINDS),
+    ]
+
+    test_outcomes = [
+        _id(unique=True),
+        _f("split", "string", "Split of the subject.", required=True,
+           enum=["test", "target_test"]),
+        _f("event", "integer", "Adverse outcome by end of follow-up (1 = event).",
+           required=True, enum=[0, 1]),
+        _probability("true_risk", "True event probability under the DGP."),
+    ]
+    test_states = [
+        _id(),
+        _f("split", "string", "Split of the subject.", required=True,
+           enum=["test", "target_test"]),
+        _month("month", "Month of follow-up (visits and end of follow-up)."),
+        *_state_fields(),
+    ]
+    kcc_activations = [_id(unique=True)] + [
+        _probability(k, f"True activation of KCC {k} (profile x host modulation).")
+        for k in KCCS
+    ]
+    host_latents = [_id(unique=True)] + [
+        _f(t, "number", f"True host trait {t}.", required=True, minimum=0) for t in HOST_TRAITS
+    ]
+    counterfactual_risks = [
+        _id(unique=True),
+        _f("split", "string", "Split of the subject.", required=True,
+           enum=["test", "target_test"]),
+        _probability("risk", "True event probability without intervention."),
+    ] + [_probability(f"risk__{n}", f"True event probability under {n}.")
+         for n in intervention_names()]
+    intervention_effects = [
+        _f("intervention", "string", "Intervention name.", required=True, unique=True,
+           enum=intervention_names()),
+        _f("prior_direction", "integer", "Direction expected by the structural prior.",
+           required=True, **direction),
+        _f("dgp_direction", "integer", "True direction: sign of the mean risk change on the "
+           "test split.", required=True, **direction),
+        _f("mean_effect", "number", "Mean true risk change on the test split.", required=True,
+           minimum=-1, maximum=1),
+        _f("mean_effect_target", "number", "Mean true risk change on the target-test split.",
+           required=True, minimum=-1, maximum=1),
+    ]
+    graph = [
+        _f("source", "string", "Cause node.", required=True, enum=node_names),
+        _f("target", "string", "Effect node.", required=True, enum=node_names),
+        _f("kind", "string", "Edge kind.", required=True, enum=EDGE_KINDS),
+        _f("sign", "integer", "Sign of the effect.", required=True, enum=[-1, 1]),
+        _f("weight", "number", "Coefficient of the cause in the effect's update equation "
+           "(absolute value).", required=True, minimum=0),
+    ]
+    node_fk = [_fk(["source"], "nodes", ["node"]), _fk(["target"], "nodes", ["node"])]
+
+    return {
+        "subjects": _schema(subjects, ["subject_id"]),
+        "observations": _schema(observations, ["subject_id", "visit_month"], subjects_fk),
+        "masks": _schema(masks, ["subject_id", "visit_month"], subjects_fk),
+        "train_outcomes": _schema(train_outcomes, ["subject_id"], subjects_fk),
+        "train_states": _schema(train_states, ["subject_id", "month"], subjects_fk),
+        "interventions": _schema(interventions, ["intervention", "state"]),
+        "structural_prior": _schema(prior, ["state"]),
+        "nodes": _schema(nodes, ["node"]),
+        "test_outcomes": _schema(test_outcomes, ["subject_id"], subjects_fk),
+        "test_states": _schema(test_states, ["subject_id", "month"], subjects_fk),
+        "kcc_activations": _schema(kcc_activations, ["subject_id"], subjects_fk),
+        "host_latents": _schema(host_latents, ["subject_id"], subjects_fk),
+        "counterfactual_risks": _schema(counterfactual_risks, ["subject_id"], subjects_fk),
+        "intervention_effects": _schema(intervention_effects, ["intervention"]),
+        "graph": _schema(graph, ["source", "target"], node_fk),
+    }
+
+
+def schema_documents() -> dict[str, dict[str, Any]]:
+    """The files as published: each schema with its ``$schema``, title and role."""
+    docs = {}
+    for name, schema in build_table_schemas().items():
+        role, description = TABLES[name]
+        docs[name] = {
+            "$schema": "https://datapackage.org/profiles/2.0/tableschema.json",
+            "title": name,
+            "description": description,
+            "icgbench:role": role,
+            **schema,
+        }
+    return docs
+
+
+def write_all(top_level: Path) -> list[Path]:
+    """Write ``schemas/tables/*.json`` (and the index) under ``top_level``."""
+    folder = top_level / "tables"
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, doc in schema_documents().items():
+        path = folder / f"{name}.json"
+        write_text(path, dumps(doc))
+        written.append(path)
+    index = [{"table": name, "role": role, "description": description}
+             for name, (role, description) in TABLES.items()]
+    write_text(folder / "index.json", dumps(index))
+    written.append(folder / "index.json")
+    return written
+
+
+if __name__ == "__main__":
+    root = Path("schemas")
+    paths = write_all(root)
+    sync_package_copy(root)
+    print(f"wrote {len(paths)} table schema files to {root / 'tables'} and synced the "
+          f"package copy at {package_schema_dir()}")

@@ -1,0 +1,64 @@
+"""What a release contains: its version, and which cohorts each tier holds."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from icgbench.errors import UsageError
+
+#: The data release version (semver, per the Data Package version recipe): bump it whenever
+#: freezing would change any byte of the data, and record the change in CHANGELOG.md.
+DATA_VERSION = "1.0.0"
+#: Fixed so that re-freezing writes a byte-identical descriptor.
+CREATED = "2026-11-22T00:00:00Z"
+
+
+@dataclass(frozen=True)
+class Tier:
+    """One tier of the release: the seeds of every variant and the cohort sizes."""
+
+    name: str
+    seeds: tuple[int, ...]
+    sizes: dict[str, int] = field(hash=False)
+    committed: bool
+    description: str
+
+    @property
+    def descriptor_path(self) -> str:
+        """Descriptor location relative to the release root."""
+        if self.name == "small":
+            return "datapackage.json"
+        return f"datasets/{self.name}/datapackage.json"
+
+    @property
+    def data_dir(self) -> str:
+        """Folder of the tier's files relative to the release root."""
+        return f"datasets/{self.name}"
+
+
+TIERS: dict[str, Tier] = {
+    "small": Tier(
+        name="small",
+        seeds=(0,),
+        sizes={"train": 1200, "test": 400, "target_test": 400},
+        committed=True,
+        description="One seed per variant, 2,000 subjects per cohort; committed to the "
+        "repository and used by every command offline.",
+    ),
+    "full": Tier(
+        name="full",
+        seeds=(1, 2, 3),
+        sizes={"train": 3000, "test": 1000, "target_test": 1000},
+        committed=False,
+        description="Three seeds per variant, 5,000 subjects per cohort; its descriptor is "
+        "committed, its files are built locally (icgbench data build) or downloaded.",
+    ),
+}
+
+
+def get_tier(name: str) -> Tier:
+    """The tier called ``name``, or a UsageError listing the tiers."""
+    try:
+        return TIERS[name]
+    except KeyError:
+        raise UsageError(f"unknown tier {name!r}; tiers: {', '.join(TIERS)}") from None

@@ -1,0 +1,382 @@
+"""Verifying a release tier: every file's bytes and SHA-256, and the Table Schema constraints.
+
+A file whose bytes differ from the descriptor is still accepted when its *content* is the
+frozen content: a Parquet file written by another pyarrow version (same content digest) or
+a ``.csv.gz`` compressed by another zlib (same CSV text). Anything else is reported. The
+constraints (types, required, enum, bounds, pattern, unique, primary and foreign keys) are
+checked on the Parquet data; the CSV files hold the same values by construction, which
+their hashes (or CSV-text digests) prove.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import os
+import re
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from icgbench.progress import track
+from icgbench.release import encode
+from icgbench.release.descriptor import Descriptor, Resource, schema_matches
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One verification failure: which resource and what is wrong."""
+
+    resource: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.resource}: {self.message}"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Outcome of verifying one tier."""
+
+    problems: list[Problem]
+    checked: int
+    content_verified: list[str]  # resources whose bytes differ but whose content matches
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def _sha256(data: bytes) -> str:
+    return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+@dataclass(frozen=True)
+class ColumnSummary:
+    """What bound and null checks need of a column: from Parquet statistics or the data."""
+
+    null_count: int
+    minimum: Any
+    maximum: Any
+
+
+def summarize(column: pa.ChunkedArray | pa.Array) -> ColumnSummary:
+    """Null count, minimum and maximum computed from decoded values."""
+    if len(column) == column.null_count:
+        return ColumnSummary(column.null_count, None, None)
+    mm = pc.min_max(column)
+    return ColumnSummary(column.null_count, mm["min"].as_py(), mm["max"].as_py())
+
+
+BOUND_KEYS = {"required", "minimum", "maximum", "exclusiveMinimum"}
+
+
+def bounded_columns(schema: dict[str, Any]) -> set[str]:
+    """Columns with a null or bound constraint (the ones statistics must summarise)."""
+    return {f["name"] for f in schema["fields"] if BOUND_KEYS & set(f.get("constraints", {}))}
+
+
+def parquet_summaries(metadata: pq.FileMetaData, wanted: set[str]) -> dict[str, ColumnSummary]:
+    """Summaries of the ``wanted`` columns from the row-group statistics of a footer.
+
+    Columns without complete statistics are left out (the caller decodes them).
+    """
+    out: dict[str, ColumnSummary] = {}
+    names = [metadata.schema.column(i).name for i in range(metadata.num_columns)]
+    for i, name in enumerate(names):
+        if name not in wanted:
+            continue
+        nulls, lo, hi, complete = 0, None, None, True
+        for g in range(metadata.num_row_groups):
+            stats = metadata.row_group(g).column(i).statistics
+            if stats is None or not stats.has_null_count:
+                complete = False
+                break
+            nulls += stats.null_count
+            if stats.has_min_max:
+                lo = stats.min if lo is None else min(lo, stats.min)
+                hi = stats.max if hi is None else max(hi, stats.max)
+            elif metadata.row_group(g).num_rows != stats.null_count:
+                complete = False
+                break
+        if complete:
+            out[name] = ColumnSummary(nulls, lo, hi)
+    return out
+
+
+def decoded_columns(schema: dict[str, Any]) -> list[str]:
+    """Columns whose checks need values, not just bounds: enums, patterns, keys."""
+    need = set(schema.get("primaryKey", []))
+    for fk in schema.get("foreignKeys", []):
+        need.update(fk["fields"])
+    for f in schema["fields"]:
+        c = f.get("constraints", {})
+        if {"enum", "pattern", "unique"} & set(c):
+            need.add(f["name"])
+    return [f["name"] for f in schema["fields"] if f["name"] in need]
+
+
+def field_problems(values: dict[str, pa.ChunkedArray], summaries: dict[str, ColumnSummary],
+                   schema: dict[str, Any], rows: int) -> list[str]:
+    """Violations of field constraints and the primary key.
+
+    ``summaries`` gives every column's null count and bounds; ``values`` holds the decoded
+    columns that value-level checks (enum, pattern, unique, primary key) need.
+    """
+    out = []
+    for f in schema["fields"]:
+        name, c = f["name"], f.get("constraints", {})
+        summary = summaries.get(name, ColumnSummary(0, None, None))
+        if c.get("required") and summary.null_count:
+            out.append(f"field {name!r} is required but has {summary.null_count} null(s)")
+        if f["type"] in ("integer", "number") and summary.minimum is not None:
+            lo, hi = summary.minimum, summary.maximum
+            if "minimum" in c and lo < c["minimum"]:
+                out.append(f"field {name!r} has {lo} below its minimum {c['minimum']}")
+            if "maximum" in c and hi > c["maximum"]:
+                out.append(f"field {name!r} has {hi} above its maximum {c['maximum']}")
+            if "exclusiveMinimum" in c and lo <= c["exclusiveMinimum"]:
+                out.append(f"field {name!r} has {lo} not above {c['exclusiveMinimum']}")
+        if name not in values:
+            continue
+        distinct = _distinct_values(values[name])
+        if len(distinct) == 0:
+            continue
+        if "enum" in c:
+            allowed = pa.array(c["enum"], type=distinct.type)
+            bad = pc.invert(pc.is_in(distinct, value_set=allowed))
+            if pc.any(bad).as_py():
+                example = pc.filter(distinct, bad)[0].as_py()
+                out.append(f"field {name!r} has value {example!r} outside its enum")
+        if "pattern" in c:
+            ok = pc.match_substring_regex(distinct, f"^(?:{c['pattern']})$")
+            if not pc.all(ok).as_py():
+                example = pc.filter(distinct, pc.invert(ok))[0].as_py()
+                out.append(f"field {name!r} value {example!r} does not match "
+                           f"{c['pattern']!r}")
+        sole_key = schema.get("primaryKey") == [name]
+        present = rows - summary.null_count
+        if c.get("unique") and not sole_key and len(distinct) != present:
+            out.append(f"field {name!r} must be unique but has duplicates")
+    key = schema.get("primaryKey")
+    if key and rows and all(k in values for k in key):
+        duplicates = rows - distinct_rows([values[k] for k in key])
+        if duplicates:
+            out.append(f"primary key {key} has {duplicates} duplicate row(s)")
+    return out
+
+
+def _dictionary(column: pa.ChunkedArray) -> pa.DictionaryArray:
+    """The column as one dictionary array whose dictionary holds each value once."""
+    if not pa.types.is_dictionary(column.type):
+        column = pc.dictionary_encode(column)
+    array = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    return array.unify_dictionaries() if hasattr(array, "unify_dictionaries") else array
+
+
+def _distinct_values(column: pa.ChunkedArray) -> pa.Array:
+    """The distinct non-null values of a column."""
+    if pa.types.is_dictionary(column.type):
+        return pc.unique(pc.drop_null(column.combine_chunks().dictionary_decode()
+                                      if column.num_chunks > 1 else
+                                      column.chunk(0).dictionary))
+    return pc.drop_null(pc.unique(column))
+
+
+def distinct_rows(columns: list[pa.ChunkedArray]) -> int:
+    """Number of distinct rows over ``columns`` (per-column codes combined, then counted)."""
+    if len(columns) == 1:
+        column = columns[0]
+        if pa.types.is_dictionary(column.type) and column.num_chunks == 1:
+            chunk = column.chunk(0)
+            return pc.count_distinct(chunk.indices).as_py() if (
+                pc.count_distinct(chunk.dictionary).as_py() == len(chunk.dictionary)
+            ) else pc.count_distinct(chunk.dictionary_decode()).as_py()
+        return pc.count_distinct(column).as_py()
+    code = np.zeros(len(columns[0]), dtype=np.int64)
+    for column in columns:
+        encoded = pc.dictionary_encode(
+            column.combine_chunks().dictionary_decode()
+            if pa.types.is_dictionary(column.type) else column.combine_chunks()
+        )
+        indices = np.asarray(encoded.indices.to_numpy(zero_copy_only=False), dtype=np.int64)
+        code = code * (len(encoded.dictionary) + 1) + indices
+    return pc.count_distinct(pa.array(code)).as_py()
+
+
+def foreign_key_problems(table: dict[str, pa.ChunkedArray], schema: dict[str, Any],
+                         lookup: Callable[[str, str], pa.ChunkedArray | None]) -> list[str]:
+    """Foreign-key violations; ``lookup(resource, field)`` gives a referenced column."""
+    out = []
+    for fk in schema.get("foreignKeys", []):
+        ref = fk["reference"]
+        for mine, theirs in zip(fk["fields"], ref["fields"], strict=True):
+            other = lookup(ref["resource"], theirs)
+            if other is None:
+                out.append(f"foreign key {mine!r} references {ref['resource']}.{theirs}, "
+                           "which could not be read")
+                continue
+            values = _distinct_values(table[mine])
+            missing = pc.invert(pc.is_in(values, value_set=_distinct_values(other)))
+            if pc.any(missing).as_py():
+                example = pc.filter(values, missing)[0].as_py()
+                out.append(f"foreign key {mine!r} value {example!r} not found in "
+                           f"{ref['resource']}.{theirs}")
+    return out
+
+
+def _parquet_for_checks(data: bytes, schema: dict[str, Any], deep: bool
+                        ) -> tuple[dict[str, pa.ChunkedArray], dict[str, ColumnSummary], int]:
+    """Footer statistics for every column; with ``deep``, also decode the columns that
+    value checks (enum, pattern, unique, keys) need."""
+    names = [f["name"] for f in schema["fields"]]
+    metadata = pq.read_metadata(pa.BufferReader(data))
+    arrow = metadata.schema.to_arrow_schema()
+    if arrow.names != names:
+        raise ValueError(f"columns {arrow.names} do not match the Table Schema {names}")
+    for f in schema["fields"]:
+        expected = encode.ARROW_TYPES[f["type"]]
+        actual = arrow.field(f["name"]).type
+        if pa.types.is_dictionary(actual):
+            actual = actual.value_type
+        if actual != expected:
+            raise ValueError(f"column {f['name']!r} has type {actual}, "
+                             f"expected {expected}")
+    wanted = bounded_columns(schema)
+    summaries = parquet_summaries(metadata, wanted)
+    need = (decoded_columns(schema) if deep else []) + [n for n in wanted
+                                                        if n not in summaries]
+    need = [n for n in names if n in set(need)]
+    table = None
+    if need:
+        strings = [n for n in need if arrow.field(n).type == pa.string()]
+        pf = pq.ParquetFile(pa.BufferReader(data), read_dictionary=strings)
+        table = pf.read(columns=need)
+    columns = {n: table[n] for n in need} if table is not None else {}
+    for n in need:
+        if n not in summaries:
+            summaries[n] = summarize(columns[n])
+    return columns, summaries, metadata.num_rows
+
+
+def _content_matches(r: Resource, data: bytes, schema: dict[str, Any]) -> bool:
+    try:
+        if r.format == "parquet":
+            table = encode.conform(pq.read_table(pa.BufferReader(data)), schema, r.name)
+            return encode.content_digest(table, schema) == r.content_digest
+        return _sha256(gzip.decompress(data)) == r.csv_sha256
+    except Exception:  # any unreadable file simply does not match
+        return False
+
+
+PARALLEL_BYTES = 64 * 1024 * 1024
+
+
+@dataclass
+class _FileResult:
+    problems: list[Problem]
+    content_verified: bool = False
+    columns: dict[str, pa.ChunkedArray] | None = None
+    data: bytes | None = None
+    deep: bool = False
+
+
+def _check_file(descriptor: Descriptor, r: Resource, schema: dict[str, Any],
+                check_data: bool, deep: bool) -> _FileResult:
+    """Every check of one resource that needs no other resource."""
+    path = descriptor.base / r.path
+    if not _safe_relative(r.path):
+        return _FileResult([Problem(r.name, f"unsafe path {r.path!r}")])
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return _FileResult([Problem(r.name, f"missing file {path}")])
+    except OSError as exc:
+        return _FileResult([Problem(r.name, f"cannot read {path}: {exc.strerror}")])
+    if not schema_matches(schema, r.table, r.variant, r.seed, r.format):
+        return _FileResult([Problem(r.name, "inline schema differs from the published Table "
+                                    f"Schema schemas/tables/{r.table}.json")])
+    result = _FileResult([], deep=deep)
+    if len(data) != r.bytes or _sha256(data) != r.hash:
+        if not _content_matches(r, data, schema):
+            return _FileResult([Problem(r.name, f"altered: {len(data)} bytes, {_sha256(data)}; "
+                                        f"expected {r.bytes} bytes, {r.hash}")])
+        result.content_verified = result.deep = True
+    if check_data and r.format == "parquet":
+        try:
+            columns, summaries, rows = _parquet_for_checks(data, schema, result.deep)
+        except Exception as exc:  # a corrupt file is a finding, not a crash
+            return _FileResult([Problem(r.name, f"unreadable Parquet: {exc}")])
+        if rows != r.rows:
+            result.problems.append(Problem(r.name, f"{rows} rows, expected {r.rows}"))
+        result.problems.extend(Problem(r.name, m)
+                               for m in field_problems(columns, summaries, schema, rows))
+        result.columns, result.data = columns, data
+    return result
+
+
+def verify(descriptor: Descriptor, check_data: bool = True, deep: bool = False,
+           threads: int | None = None) -> Verdict:
+    """Check every resource of ``descriptor``; never raises for bad files.
+
+    Always: each file's bytes and SHA-256 (or, where the bytes differ, its content), each
+    inline schema against the published Table Schema, and from the Parquet statistics
+    every column's type, nulls and bounds and each table's row count. ``deep`` adds the
+    value-level constraints (enum, pattern, unique, primary and foreign keys), which must
+    decode the key and category columns; a file whose bytes differ is always checked deep.
+    Files are checked on ``threads`` threads (default: one per CPU); hashing and decoding
+    release the GIL.
+    """
+    raw = {r["name"]: r["schema"] for r in descriptor.document["resources"]}
+    resources = descriptor.resources
+    if threads is None:  # threads pay off once files are large enough to hash in parallel
+        large = sum(r.bytes for r in resources) > PARALLEL_BYTES
+        threads = min(8, os.cpu_count() or 1) if large else 1
+    label = f"verifying the {descriptor.tier} tier"
+    if threads == 1:
+        results = [_check_file(descriptor, r, raw[r.name], check_data, deep)
+                   for r in track(resources, len(resources), label)]
+    else:
+        with ThreadPoolExecutor(max_workers=threads) as pool:
+            futures = [pool.submit(_check_file, descriptor, r, raw[r.name], check_data, deep)
+                       for r in resources]
+            results = list(track((f.result() for f in futures), len(futures), label))
+    problems = [p for res in results for p in res.problems]
+    content_verified = [r.name for r, res in zip(resources, results, strict=True)
+                        if res.content_verified]
+    tables = {r.name: res for r, res in zip(resources, results, strict=True)
+              if res.columns is not None}
+
+    def lookup(resource: str, field: str) -> pa.ChunkedArray | None:
+        res = tables.get(resource)
+        if res is None or res.columns is None or res.data is None:
+            return None
+        if field not in res.columns:
+            reader = pq.ParquetFile(pa.BufferReader(res.data), read_dictionary=[field])
+            res.columns[field] = reader.read(columns=[field])[field]
+        return res.columns[field]
+
+    for name, res in tables.items():
+        if res.deep and res.columns is not None:
+            problems.extend(Problem(name, m) for m in
+                            foreign_key_problems(res.columns, raw[name], lookup))
+    return Verdict(problems, len(resources), content_verified)
+
+
+_UNSAFE = re.compile(r"(^/|^\\|\.\.|^[A-Za-z]:)")
+
+
+def _safe_relative(path: str) -> bool:
+    return not _UNSAFE.search(path)
+
+
+def tier_files(descriptor: Descriptor) -> list[Path]:
+    """Absolute paths of every file a descriptor lists."""
+    return [Path(descriptor.base) / r.path for r in descriptor.resources]

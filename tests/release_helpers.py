@@ -1,0 +1,31 @@
+"""A miniature release tier, frozen into a temporary folder, for tests that alter files."""
+
+from __future__ import annotations
+
+import functools
+import shutil
+from pathlib import Path
+
+from icgbench.release import freeze
+from icgbench.release.descriptor import Descriptor, load_descriptor
+from icgbench.release.tiers import Tier
+
+ROOT = Path(__file__).resolve().parents[1]
+
+MINI = Tier(name="mini", seeds=(7,), sizes={"train": 12, "test": 6, "target_test": 6},
+            committed=False, description="A miniature tier for tests.")
+
+
+@functools.lru_cache(maxsize=1)
+def _frozen_mini(cache: str) -> Path:
+    root = Path(cache)
+    freeze.freeze(MINI, root)
+    return root
+
+
+def mini_release(tmp_path: Path, cache_dir: Path) -> Descriptor:
+    """A private copy of the mini tier under ``tmp_path`` (frozen once per session)."""
+    source = _frozen_mini(str(cache_dir))
+    target = tmp_path / "release"
+    shutil.copytree(source, target)
+    return load_descriptor(target / MINI.descriptor_path)

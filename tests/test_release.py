@@ -1,0 +1,355 @@
+"""The frozen release: schemas, freezing, descriptor, verification, loading."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import shutil
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from icgbench import contract
+from icgbench.cli import main
+from icgbench.data import list_tables, load_table
+from icgbench.errors import InvalidInputError, UsageError
+from icgbench.generator import simulate, variant_names
+from icgbench.release import encode, freeze
+from icgbench.release.descriptor import load_descriptor
+from icgbench.release.table_schemas import schema_documents
+from icgbench.release.tiers import DATA_VERSION, TIERS
+from icgbench.release.verify import verify
+from release_helpers import MINI, ROOT, mini_release
+
+
+@pytest.fixture(scope="session")
+def mini_cache(tmp_path_factory):
+    return tmp_path_factory.mktemp("mini-cache")
+
+
+@pytest.fixture()
+def mini(tmp_path, mini_cache):
+    return mini_release(tmp_path, mini_cache)
+
+
+# --- the contract ----------------------------------------------------------------------------
+
+def test_table_schema_files_are_generated_from_the_vocabulary():
+    for name, doc in schema_documents().items():
+        path = ROOT / "schemas" / "tables" / f"{name}.json"
+        assert json.loads(path.read_text()) == doc, f"{path} is stale: run `make schemas`"
+    assert contract.table_names() == tuple(schema_documents())
+
+
+def test_package_ships_identical_copies_of_the_schemas():
+    top = ROOT / "schemas"
+    package = contract.package_schema_dir()
+    top_files = sorted(p.relative_to(top) for p in top.rglob("*") if p.is_file())
+    package_files = sorted(p.relative_to(package) for p in package.rglob("*")
+                           if p.is_file() and p.suffix != ".py" and "__pycache__" not in p.parts)
+    assert top_files == package_files
+    for rel in top_files:
+        assert (top / rel).read_bytes() == (package / rel).read_bytes(), rel
+
+
+@pytest.mark.parametrize("variant", variant_names())
+def test_simulated_tables_conform_exactly_to_their_schemas(variant):
+    cohort = simulate(variant, 3, n_subjects=30)
+    assert set(cohort.tables) == set(contract.table_names())
+    for name, table in cohort.tables.items():
+        schema = contract.table_schema(name)
+        assert table.column_names == [f["name"] for f in schema["fields"]], name
+        encode.conform(table, schema, name)
+
+
+# --- the committed small tier ------------------------------------------------------------------
+
+def test_committed_descriptor_is_a_data_package_v2():
+    d = load_descriptor(ROOT / "datapackage.json")
+    doc = d.document
+    assert doc["$schema"] == "https://datapackage.org/profiles/2.0/datapackage.json"
+    for key in ("name", "title", "version", "licenses", "contributors", "created", "keywords",
+                "description"):
+        assert doc[key], key
+    assert doc["version"] == DATA_VERSION
+    assert "synthetic" in doc["description"].lower()
+    assert len(d.resources) == 6 * len(contract.table_names()) * 2
+    for raw in doc["resources"]:
+        assert raw["hash"].startswith("sha256:") and raw["bytes"] > 0
+        assert raw["icgbench:role"] in ("public", "truth")
+        for key in ("icgbench:variant", "icgbench:variant_hash", "icgbench:seed",
+                    "icgbench:splits", "icgbench:content_digest"):
+            assert key in raw, key
+        assert raw["icgbench:schema"] == f"schemas/tables/{raw['icgbench:table']}.json"
+        if raw["format"] == "parquet":
+            assert raw["mediatype"] == "application/vnd.apache.parquet"
+        else:
+            assert raw["mediatype"] == "text/csv" and raw["encoding"] == "utf-8"
+            assert raw["compression"] == "gz" and raw["path"].endswith(".csv.gz")
+        for fk in raw["schema"].get("foreignKeys", []):
+            prefix = f"{raw['icgbench:variant']}.s{raw['icgbench:seed']}."
+            assert fk["reference"]["resource"].startswith(prefix)
+            assert fk["reference"]["resource"].endswith("." + raw["format"])
+
+
+def test_small_tier_is_under_25_megabytes():
+    d = load_descriptor(ROOT / "datapackage.json")
+    total = sum(r.bytes for r in d.resources)
+    assert total < 25e6, total
+    on_disk = sum(p.stat().st_size for p in (ROOT / "datasets" / "small").rglob("*")
+                  if p.is_file())
+    assert on_disk == total
+
+
+def test_committed_small_tier_verifies_deep():
+    verdict = verify(load_descriptor(ROOT / "datapackage.json"), deep=True)
+    assert verdict.ok, [str(p) for p in verdict.problems[:5]]
+    assert verdict.content_verified == []
+
+
+def test_verify_deep_catches_enum_pattern_and_duplicate_keys(mini):
+    doc = json.loads(mini.path.read_text())
+    r = next(x for x in doc["resources"] if x["name"] == "linear_lowhet.s7.subjects.parquet")
+    path = mini.base / r["path"]
+    table = pq.read_table(path)
+    ids = table["subject_id"].to_pylist()
+    ids[1] = ids[0]
+    ids[2] = "XX000001"
+    sex = table["sex"].to_pylist()
+    sex[0] = "X"
+    table = table.set_column(0, "subject_id", pa.array(ids))
+    table = table.set_column(table.schema.get_field_index("sex"), "sex", pa.array(sex))
+    encode.write_parquet(table, path)
+    data = path.read_bytes()
+    r["hash"], r["bytes"] = "sha256:" + hashlib.sha256(data).hexdigest(), len(data)
+    mini.path.write_text(json.dumps(doc))
+    messages = [p.message for p in verify(load_descriptor(mini.path), deep=True).problems
+                if p.resource == r["name"]]
+    assert any("'X' outside its enum" in m for m in messages), messages
+    assert any("XX000001" in m and "does not match" in m for m in messages), messages
+    assert any("primary key" in m and "duplicate" in m for m in messages), messages
+
+
+def test_verify_refuses_an_inline_schema_that_drifted_from_the_contract(mini):
+    doc = json.loads(mini.path.read_text())
+    r = doc["resources"][0]
+    r["schema"]["fields"][0]["constraints"].pop("required")
+    mini.path.write_text(json.dumps(doc))
+    problems = verify(load_descriptor(mini.path)).problems
+    assert [p.resource for p in problems] == [r["name"]]
+    assert "inline schema differs" in problems[0].message
+
+
+def test_frictionless_validates_every_csv_resource():
+    from frictionless import Package
+
+    package = Package(str(ROOT / "datapackage.json"))
+    for resource in list(package.resources):
+        if resource.format != "csv":
+            package.remove_resource(resource.name)
+    assert len(package.resources) == 6 * len(contract.table_names())
+    report = package.validate()
+    errors = report.flatten(["resourceName", "rowNumber", "fieldName", "type", "note"])
+    assert report.valid, errors[:10]
+
+
+def test_freeze_check_regenerates_the_committed_small_tier():
+    assert freeze.check(TIERS["small"], ROOT) == []
+
+
+def test_committed_full_tier_descriptor_matches_its_seeds():
+    d = load_descriptor(ROOT / "datasets" / "full" / "datapackage.json")
+    assert d.tier == "full" and d.version == DATA_VERSION
+    seeds = {(c["variant"], c["seed"]) for c in d.cohorts()}
+    assert seeds == {(v, s) for v in variant_names() for s in TIERS["full"].seeds}
+    assert all(not r.path.startswith("/") and ".." not in r.path for r in d.resources)
+
+
+# --- freezing -----------------------------------------------------------------------------------
+
+def test_freeze_is_byte_identical_when_rerun(tmp_path, mini):
+    root = tmp_path / "again"
+    freeze.freeze(MINI, root)
+    again = load_descriptor(root / MINI.descriptor_path)
+    assert again.path.read_bytes() == mini.path.read_bytes()
+    for r in mini.resources:
+        assert (again.base / r.path).read_bytes() == (mini.base / r.path).read_bytes(), r.name
+
+
+def test_csv_gz_has_a_reproducible_header(mini):
+    r = next(r for r in mini.resources if r.format == "csv")
+    data = (mini.base / r.path).read_bytes()
+    assert data[:2] == b"\x1f\x8b"
+    assert data[4:8] == b"\x00\x00\x00\x00"  # mtime 0
+    assert data[3] & 0x08 == 0  # no file name stored
+
+
+def test_parquet_has_no_pandas_metadata_and_round_trips(mini):
+    for r in mini.resources:
+        if r.format != "parquet":
+            continue
+        meta = pq.read_metadata(mini.base / r.path).metadata or {}
+        assert b"pandas" not in meta and b"ARROW:schema" not in meta
+        table = encode.read_parquet(mini.base / r.path, contract.table_schema(r.table))
+        assert encode.content_digest(table, contract.table_schema(r.table)) == r.content_digest
+
+
+def test_csv_and_parquet_hold_the_same_values(mini):
+    for r in mini.resources:
+        if r.format != "csv":
+            continue
+        schema = contract.table_schema(r.table)
+        from_csv = encode.read_csv_gz(mini.base / r.path, schema)
+        assert encode.content_digest(from_csv, schema) == r.content_digest, r.name
+
+
+def test_freeze_refuses_changed_data_without_a_version_bump(tmp_path, mini, monkeypatch):
+    bigger = type(MINI)(name="mini", seeds=MINI.seeds, sizes={**MINI.sizes, "train": 13},
+                        committed=False, description=MINI.description)
+    with pytest.raises(UsageError, match="bump DATA_VERSION"):
+        freeze.freeze(bigger, mini.base.parents[1])
+    assert verify(load_descriptor(mini.path)).ok  # the old release is untouched
+
+
+def test_freeze_check_names_every_table_that_differs(mini):
+    doc = json.loads(mini.path.read_text())
+    for r in doc["resources"]:
+        if r["icgbench:table"] == "graph" and r["icgbench:variant"] == "linear_lowhet":
+            r["icgbench:content_digest"] = "sha256:" + "0" * 64
+            r["icgbench:csv_sha256"] = "sha256:" + "0" * 64 if r["format"] == "csv" else None
+    mini.path.write_text(json.dumps(doc))
+    problems = freeze.check(MINI, mini.base.parents[1])
+    assert len(problems) == 2
+    assert all("linear_lowhet.s7.graph" in p for p in problems)
+
+
+# --- verification -------------------------------------------------------------------------------
+
+def test_verify_names_altered_missing_and_truncated_files(mini):
+    resources = {r.name: r for r in mini.resources}
+    altered = resources["nonlinear_obs.s7.subjects.csv"]
+    path = mini.base / altered.path
+    data = bytearray(path.read_bytes())
+    data[-5] ^= 0xFF
+    path.write_bytes(bytes(data))
+    missing = resources["misspecified_signs.s7.graph.parquet"]
+    (mini.base / missing.path).unlink()
+    truncated = resources["linear_lowhet.s7.observations.parquet"]
+    p = mini.base / truncated.path
+    p.write_bytes(p.read_bytes()[:100])
+    verdict = verify(mini)
+    named = {p.resource: p.message for p in verdict.problems}
+    assert "altered" in named[altered.name]
+    assert "missing file" in named[missing.name]
+    assert "altered" in named[truncated.name]
+    assert not verdict.ok
+
+
+def test_verify_checks_table_schema_constraints(mini):
+    doc = json.loads(mini.path.read_text())
+    r = next(x for x in doc["resources"]
+             if x["name"] == "linear_lowhet.s7.test_outcomes.parquet")
+    path = mini.base / r["path"]
+    table = pq.read_table(path)
+    risk = table["true_risk"].to_pylist()
+    risk[0] = 1.5
+    table = table.set_column(table.schema.get_field_index("true_risk"), "true_risk",
+                             pa.array(risk))
+    encode.write_parquet(table, path)
+    data = path.read_bytes()
+    r["hash"] = "sha256:" + hashlib.sha256(data).hexdigest()
+    r["bytes"] = len(data)
+    mini.path.write_text(json.dumps(doc))
+    verdict = verify(load_descriptor(mini.path))
+    messages = [p.message for p in verdict.problems if p.resource == r["name"]]
+    assert any("above its maximum 1" in m for m in messages), messages
+
+
+def test_verify_checks_foreign_keys(mini):
+    doc = json.loads(mini.path.read_text())
+    r = next(x for x in doc["resources"] if x["name"] == "linear_lowhet.s7.masks.parquet")
+    path = mini.base / r["path"]
+    table = pq.read_table(path)
+    ids = table["subject_id"].to_pylist()
+    ids[0] = "TR999999"
+    table = table.set_column(0, "subject_id", pa.array(ids))
+    encode.write_parquet(table, path)
+    data = path.read_bytes()
+    r["hash"], r["bytes"] = "sha256:" + hashlib.sha256(data).hexdigest(), len(data)
+    mini.path.write_text(json.dumps(doc))
+    assert verify(load_descriptor(mini.path)).ok  # key values are a --deep check
+    messages = [str(p) for p in verify(load_descriptor(mini.path), deep=True).problems]
+    assert any("TR999999" in m and "not found" in m for m in messages), messages
+
+
+def test_verify_accepts_same_content_written_differently(mini):
+    r = next(x for x in mini.resources if x.name == "nonlinear_mixhost.s7.subjects.parquet")
+    path = mini.base / r.path
+    pq.write_table(pq.read_table(path), path, compression="snappy")  # another writer
+    verdict = verify(mini)
+    assert verdict.ok
+    assert verdict.content_verified == [r.name]
+
+
+def test_cli_verify_exit_codes_and_json(mini, capsys):
+    assert main(["data", "verify", "--descriptor", str(mini.path), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["ok"] and out["checked"] == len(mini.resources)
+    assert out["fingerprint"].startswith("sha256:")
+    victim = mini.base / mini.resources[0].path
+    victim.write_bytes(b"garbage")
+    assert main(["data", "verify", "--descriptor", str(mini.path)]) == 1
+    assert "FAIL " + mini.resources[0].name in capsys.readouterr().out
+
+
+# --- loading -----------------------------------------------------------------------------------
+
+def test_load_table_public_and_truth():
+    subjects = load_table("linear_lowhet", "subjects")
+    assert len(subjects) == 2000
+    assert list(subjects.columns) == [f["name"] for f in
+                                      contract.table_schema("subjects")["fields"]]
+    with pytest.raises(UsageError, match="truth table"):
+        load_table("linear_lowhet", "test_outcomes")
+    truth = load_table("linear_lowhet", "test_outcomes", role="truth")
+    assert set(truth.split) == {"test", "target_test"}
+    with pytest.raises(UsageError, match="unknown table"):
+        load_table("linear_lowhet", "nope")
+    with pytest.raises(UsageError, match="no cohort of variant"):
+        load_table("nope", "subjects")
+
+
+def test_load_table_refuses_an_altered_file(mini):
+    r = next(x for x in mini.resources if x.name == "linear_lowhet.s7.subjects.parquet")
+    path = mini.base / r.path
+    path.write_bytes(path.read_bytes()[:-10] + b"0" * 10)
+    root = mini.base.parents[1]
+    with pytest.raises(InvalidInputError, match="does not match the descriptor"):
+        load_table("linear_lowhet", "subjects", tier="small", root=_as_small(root, mini))
+
+
+def _as_small(root: Path, mini) -> Path:
+    """Present the mini tier under a root as if it were the small tier."""
+    doc = copy.deepcopy(json.loads(mini.path.read_text()))
+    for r in doc["resources"]:
+        r["path"] = f"datasets/mini/{r['path']}"
+    (root / "datapackage.json").write_text(json.dumps(doc))
+    return root
+
+
+def test_list_tables_reports_presence():
+    rows = list_tables("small")
+    assert len(rows) == 6 * len(contract.table_names())
+    assert all(r["present"] for r in rows)
+
+
+def test_data_list_cli_exits_1_when_files_are_missing(capsys, tmp_path, mini, monkeypatch):
+    root = _as_small(mini.base.parents[1], mini)
+    (root / "datasets/mini" / mini.resources[0].path).unlink()
+    monkeypatch.setenv("ICGBENCH_HOME", str(root))
+    assert main(["data", "list"]) == 1
+    assert "(missing)" in capsys.readouterr().out
+    shutil.rmtree(root)

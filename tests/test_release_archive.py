@@ -1,0 +1,145 @@
+"""Release archives over a real HTTP server on 127.0.0.1."""
+
+from __future__ import annotations
+
+import functools
+import gzip
+import http.server
+import io
+import tarfile
+import threading
+from pathlib import Path
+
+import pytest
+
+from icgbench.cli import main
+from icgbench.errors import InvalidInputError, UsageError
+from icgbench.release import archive
+from icgbench.release.verify import verify
+from release_helpers import mini_release
+
+
+@pytest.fixture(scope="session")
+def mini_cache(tmp_path_factory):
+    return tmp_path_factory.mktemp("mini-cache-archive")
+
+
+@pytest.fixture()
+def mini(tmp_path, mini_cache):
+    return mini_release(tmp_path, mini_cache)
+
+
+@pytest.fixture()
+def server(tmp_path):
+    """Serve ``tmp_path / 'www'`` on 127.0.0.1; yields (folder, base URL)."""
+    www = tmp_path / "www"
+    www.mkdir()
+    handler = functools.partial(_QuietHandler, directory=str(www))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield www, f"http://127.0.0.1:{httpd.server_address[1]}"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):  # keep test output clean
+        pass
+
+
+def _installed_files(folder: Path) -> set[str]:
+    return {str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file()}
+
+
+def test_pack_is_reproducible(mini, tmp_path):
+    a = archive.pack(mini, tmp_path / "a.tar.gz").read_bytes()
+    b = archive.pack(mini, tmp_path / "b.tar.gz").read_bytes()
+    assert a == b
+    with tarfile.open(fileobj=io.BytesIO(a)) as tar:
+        names = tar.getnames()
+        assert names == sorted(names)
+        assert all(m.mtime == 0 and m.uid == 0 for m in tar.getmembers())
+    assert len(names) == len(mini.resources) + 1
+
+
+def test_download_verifies_and_installs(mini, tmp_path, server):
+    www, url = server
+    archive.pack(mini, www / "release.tar.gz")
+    dest = tmp_path / "installed"
+    archive.download(f"{url}/release.tar.gz", mini, dest)
+    assert _installed_files(dest) == {r.path for r in mini.resources} | {"datapackage.json"}
+    from icgbench.release.descriptor import load_descriptor
+
+    assert verify(load_descriptor(dest / "datapackage.json")).ok
+
+
+def _rewrite(source: bytes, edit) -> bytes:
+    """Re-pack an archive after ``edit(members)`` changed its (name, bytes) list."""
+    with tarfile.open(fileobj=io.BytesIO(source)) as tar:
+        members = [(m.name, tar.extractfile(m).read()) for m in tar.getmembers()]
+    members = edit(members)
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w") as tar:
+        for name, data in members:
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return gzip.compress(raw.getvalue())
+
+
+def _tamper(members):
+    name, data = members[3]
+    members[3] = (name, data[:-1] + bytes([data[-1] ^ 1]))
+    return members
+
+
+CASES = {
+    "corrupt": (lambda good: good[:200] + b"\x00" * 50 + good[250:],
+                "corrupt or truncated|differs from|does not match"),
+    "truncated": (lambda good: good[: len(good) // 2], "corrupt or truncated"),
+    "tampered": (lambda good: _rewrite(good, _tamper), "does not match the descriptor"),
+    "escape": (lambda good: _rewrite(good, lambda m: [("../evil.txt", b"x"), *m]),
+               "escape the target folder"),
+    "absolute": (lambda good: _rewrite(good, lambda m: [("/tmp/evil.txt", b"x"), *m]),
+                 "escape the target folder"),
+    "extra": (lambda good: _rewrite(good, lambda m: [*m, ("extra.csv", b"x")]),
+              "not in the descriptor"),
+    "missing": (lambda good: _rewrite(good, lambda m: m[:-1]), "lacks 1 file"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_bad_archives_are_refused_with_nothing_left_behind(case, mini, tmp_path, server):
+    www, url = server
+    good = archive.pack(mini, tmp_path / "good.tar.gz").read_bytes()
+    make, message = CASES[case]
+    (www / "bad.tar.gz").write_bytes(make(good))
+    dest = tmp_path / "dest"
+    dest.mkdir()
+    (dest / "keep.txt").write_text("untouched")
+    with pytest.raises(InvalidInputError, match=message):
+        archive.download(f"{url}/bad.tar.gz", mini, dest)
+    assert _installed_files(dest) == {"keep.txt"}
+    assert not (tmp_path / "evil.txt").exists()
+
+
+def test_unreachable_url_is_a_usage_error(mini, tmp_path, server):
+    _, url = server
+    with pytest.raises(UsageError, match="cannot download"):
+        archive.download(f"{url}/no-such-file.tar.gz", mini, tmp_path / "d")
+    assert _installed_files(tmp_path / "d") == set()
+
+
+def test_cli_download_and_pack(mini, tmp_path, server, capsys, monkeypatch):
+    www, url = server
+    (mini.base.parents[1] / "datapackage.json").write_text(mini.path.read_text())
+    monkeypatch.setattr("icgbench.cli.data.tier_descriptor", lambda tier: mini)
+    assert main(["data", "pack", "--tier", "full", "--out", str(www / "r.tar.gz")]) == 0
+    assert "packed" in capsys.readouterr().out
+    dest = tmp_path / "cli-dest"
+    assert main(["data", "download", "--url", f"{url}/r.tar.gz", "--to", str(dest)]) == 0
+    assert f"into {dest}" in capsys.readouterr().out
+    assert main(["data", "download", "--url", f"{url}/none.tar.gz", "--to", str(dest)]) == 2
