@@ -27,10 +27,10 @@ lint: $(STAMP)-dev
 	$(BIN)/ruff check src tests benchmarks
 
 schemas: $(STAMP)-dev
-	$(BIN)/python -m icgbench.release.table_schemas
+	$(BIN)/python -m icgbench.build_contract
 
 docs: $(STAMP)-dev
-	$(BIN)/python -m icgbench.cli.docs
+	$(BIN)/python -m icgbench.reference
 
 bench: $(STAMP)-dev
 	$(BIN)/python benchmarks/bench_generate.py

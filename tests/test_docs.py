@@ -1,6 +1,6 @@
 from pathlib import Path
 
-from icgbench.cli.docs import cli_markdown
+from icgbench.reference.cli import cli_markdown
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -12,7 +12,7 @@ def test_cli_reference_matches_the_parser():
 
 
 def test_data_dictionary_matches_the_table_schemas():
-    from icgbench.release.dictionary import markdown
+    from icgbench.reference.data_dictionary import markdown
 
     assert (ROOT / "docs" / "data_dictionary.md").read_text() == markdown(), (
         "docs/data_dictionary.md is stale: run `make docs`"
@@ -23,3 +23,35 @@ def test_changelog_records_the_current_data_release():
     from icgbench.release.tiers import DATA_VERSION
 
     assert f"## Data release {DATA_VERSION}" in (ROOT / "CHANGELOG.md").read_text()
+
+
+def test_task_reference_matches_the_registry():
+    from icgbench.reference.tasks import markdown
+
+    assert (ROOT / "docs" / "tasks.md").read_text() == markdown(), (
+        "docs/tasks.md is stale: run `make docs`"
+    )
+
+
+def _python_blocks(path: Path) -> list[str]:
+    import re
+
+    return re.findall(r"```python\n(.*?)```", path.read_text(), flags=re.S)
+
+
+def test_python_worked_example_in_submission_guide_runs_and_scores(tmp_path):
+    import subprocess
+    import sys
+
+    from icgbench.scorer import score
+
+    (tmp_path / "datasets").symlink_to(ROOT / "datasets")
+    (tmp_path / "datapackage.json").symlink_to(ROOT / "datapackage.json")
+    example = next(b for b in _python_blocks(ROOT / "docs" / "submission.md")
+                   if "LogisticRegression" in b)
+    result = subprocess.run([sys.executable, "-c", example], cwd=tmp_path,
+                            capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr
+    report = score(tmp_path / "assay_logistic.json")
+    assert report.summary["auroc"] > 0.6
+    assert set(report.document["tasks"]) == {"risk_prediction", "cross_host_generalization"}

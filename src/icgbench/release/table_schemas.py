@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from icgbench.atomic import write_text
-from icgbench.contract import dumps, package_schema_dir, sync_package_copy
+from icgbench.contract import dumps
 from icgbench.generator.interventions import intervention_names
 from icgbench.vocabulary import (
     ARCHETYPES,
@@ -35,7 +35,7 @@ from icgbench.vocabulary import (
 
 Field = dict[str, Any]
 
-ID_PATTERN = "^(TR|TE|TG)[0-9]{6}$"
+ID_PATTERN = "^(TR|TE|TG)[0-9]{6,9}$"
 NODE_KINDS = ["kcc_assay", "state", "outcome"]
 EDGE_KINDS = ["kcc_state", "state_state", "state_outcome"]
 
@@ -76,7 +76,8 @@ def _f(name: str, type_: str, description: str, **constraints: Any) -> Field:
     return field
 
 
-def _id(description: str = "Subject identifier (TR = train, TE = test, TG = target test).",
+def _id(description: str = "Subject identifier: TR (train), TE (test) or TG (target test) "
+        "and a number of at least six digits.",
         unique: bool = False) -> Field:
     extra = {"unique": True} if unique else {}
     return _f("subject_id", "string", description, required=True, pattern=ID_PATTERN, **extra)
@@ -285,10 +286,3 @@ def write_all(top_level: Path) -> list[Path]:
     written.append(folder / "index.json")
     return written
 
-
-if __name__ == "__main__":
-    root = Path("schemas")
-    paths = write_all(root)
-    sync_package_copy(root)
-    print(f"wrote {len(paths)} table schema files to {root / 'tables'} and synced the "
-          f"package copy at {package_schema_dir()}")

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 HEADER = """# Command reference
 
-Generated from the argument parser by `make docs` (`python -m icgbench.cli.docs`);
+Generated from the argument parser by `make docs` (`python -m icgbench.reference`);
 a test fails when this file and the parser disagree.
 
 Exit codes everywhere: 0 success, 1 invalid input (a submission or release that fails
@@ -42,14 +42,3 @@ def cli_markdown() -> str:
         else:
             os.environ["COLUMNS"] = saved
 
-
-if __name__ == "__main__":
-    from pathlib import Path
-
-    from icgbench.atomic import write_text
-    from icgbench.release.dictionary import markdown
-
-    for target, text in ((Path("docs/cli.md"), cli_markdown()),
-                         (Path("docs/data_dictionary.md"), markdown())):
-        write_text(target, text)
-        print(f"wrote {target}")

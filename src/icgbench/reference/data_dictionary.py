@@ -12,8 +12,8 @@ Table Schema. **Public** tables are what a model may be fitted on; **truth** tab
 the scorer grades against (shipped, since the data are synthetic, but never needed to fit).
 
 Conventions: a null (empty CSV cell) is a masked measurement; `subject_id` is `TR`
-(train), `TE` (test) or `TG` (target test) plus six digits; numbers are stated to 6 decimals
-(omics readouts, assay readouts and proxies to 3).
+(train), `TE` (test) or `TG` (target test) plus a number of at least six digits; numbers
+are stated to 6 decimals (omics readouts, assay readouts and proxies to 3).
 """
 
 

@@ -1,0 +1,142 @@
+"""Scoring speed at scale: a 1,000,000-subject risk_prediction submission.
+
+Builds a one-table release whose test split has N subjects (default 1,000,000), writes a
+full risk_prediction submission, and times in the same run:
+
+- ``icgbench.scorer.score`` end to end (parse, schema, semantic checks, hash-verified truth,
+  every metric, a validated report);
+- the floor: parsing the file with the JSON parser the scorer uses (the standard library),
+  plus one ``roc_auc_score``; the same floor with orjson, the fastest parser we know of;
+- ``jsonschema`` validation of the same document alone.
+
+Targets: the whole score within 3x of the floor and at least 15x faster than jsonschema.
+
+    python benchmarks/bench_score.py [--n 1000000] [--repeats 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+from jsonschema import Draft7Validator
+from sklearn.metrics import roc_auc_score
+
+from icgbench import contract
+from icgbench.generator import get_variant
+from icgbench.release import encode
+from icgbench.release.descriptor import (
+    PARQUET_MEDIATYPE,
+    build_document,
+    inline_schema,
+    relative_path,
+    resource_name,
+)
+from icgbench.release.tiers import DATA_VERSION, Tier
+from icgbench.scorer import score
+
+VARIANT, SEED = "linear_lowhet", 0
+
+
+def build_release(root: Path, n: int) -> list[str]:
+    rng = np.random.default_rng(0)
+    ids = [f"TE{i:06d}" for i in range(1, n + 1)] + ["TG000001", "TG000002"]
+    risk = rng.random(n + 2)
+    table = pa.table({"subject_id": ids, "split": ["test"] * n + ["target_test"] * 2,
+                      "event": (rng.random(n + 2) < risk).astype(np.int64),
+                      "true_risk": np.round(risk, 6)})
+    schema = contract.table_schema("test_outcomes")
+    table = encode.conform(table, schema, "test_outcomes")
+    rel = relative_path(VARIANT, SEED, "test_outcomes", "parquet")
+    path = root / "datasets/small" / rel
+    path.parent.mkdir(parents=True)
+    encode.write_parquet(table, path)
+    digest, size = encode.sha256_file(path)
+    resource = {"name": resource_name(VARIANT, SEED, "test_outcomes", "parquet"),
+                "path": f"datasets/small/{rel}", "format": "parquet",
+                "mediatype": PARQUET_MEDIATYPE, "bytes": size, "hash": digest,
+                "schema": inline_schema("test_outcomes", VARIANT, SEED, "parquet"),
+                "icgbench:table": "test_outcomes", "icgbench:role": "truth",
+                "icgbench:variant": VARIANT,
+                "icgbench:variant_hash": get_variant(VARIANT).variant_hash,
+                "icgbench:seed": SEED, "icgbench:splits": ["test", "target_test"],
+                "icgbench:rows": table.num_rows,
+                "icgbench:content_digest": encode.content_digest(table, schema)}
+    tier = Tier("small", (SEED,), {"train": 0, "test": n, "target_test": 2}, True, "bench")
+    cohorts = [{"variant": VARIANT, "variant_hash": get_variant(VARIANT).variant_hash,
+                "seed": SEED, "sizes": tier.sizes}]
+    (root / "datapackage.json").write_text(json.dumps(build_document(tier, cohorts, [resource])))
+    return ids[:n]
+
+
+def best_of(repeats: int, fn) -> float:
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=1_000_000)
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        ids = build_release(root, args.n)
+        proba = np.random.default_rng(1).random(args.n).round(6).tolist()
+        doc = {"schema_version": "1.0", "data_version": DATA_VERSION, "tier": "small",
+               "variant": VARIANT, "variant_hash": get_variant(VARIANT).variant_hash,
+               "seed": SEED, "model": {"name": "bench", "version": "1", "language": "Python"},
+               "risk_prediction": {"subject_id": ids, "proba": proba}}
+        sub = root / "submission.json"
+        sub.write_text(json.dumps(doc))
+        y = np.random.default_rng(2).random(args.n) < 0.3
+        size = sub.stat().st_size
+
+        def floor_json() -> None:
+            d = json.loads(sub.read_bytes())
+            roc_auc_score(y, np.asarray(d["risk_prediction"]["proba"]))
+
+        def floor_orjson() -> None:
+            import orjson
+
+            d = orjson.loads(sub.read_bytes())
+            roc_auc_score(y, np.asarray(d["risk_prediction"]["proba"]))
+
+        t_score = best_of(args.repeats, lambda: score(sub, root=root))
+        order = np.random.default_rng(3).permutation(args.n)
+        shuffled = dict(doc, risk_prediction={"subject_id": [ids[i] for i in order],
+                                              "proba": [proba[i] for i in order]})
+        sub_shuffled = root / "shuffled.json"
+        sub_shuffled.write_text(json.dumps(shuffled))
+        t_shuffled = best_of(args.repeats, lambda: score(sub_shuffled, root=root))
+        t_floor = best_of(args.repeats, floor_json)
+        t_orjson = best_of(args.repeats, floor_orjson)
+        validator = Draft7Validator(contract.json_schema("submission"))
+        parsed = json.loads(sub.read_bytes())
+        t_jsonschema = best_of(1, lambda: validator.validate(parsed))
+        report = score(sub, root=root)
+    print(f"submission: {args.n:,} subjects, {size / 1e6:.1f} MB; best of {args.repeats}")
+    print(f"score() end to end               {t_score:7.2f} s")
+    print(f"score(), ids in another order    {t_shuffled:7.2f} s")
+    print(f"floor: json.loads + roc_auc      {t_floor:7.2f} s   score/floor = "
+          f"{t_score / t_floor:.2f}x (target <= 3x)")
+    print(f"floor: orjson.loads + roc_auc    {t_orjson:7.2f} s   score/floor = "
+          f"{t_score / t_orjson:.2f}x")
+    print(f"jsonschema validation alone      {t_jsonschema:7.2f} s   jsonschema/score = "
+          f"{t_jsonschema / t_score:.1f}x (target >= 15x)")
+    timings = ", ".join(f"{k.removesuffix('_seconds')} {v:.2f}"
+                        for k, v in report.document["timings"].items())
+    print(f"score breakdown (s): {timings}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,130 @@
+"""``icgbench validate``, ``icgbench score`` and ``icgbench submission template``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from icgbench.atomic import write_text
+from icgbench.cli._common import non_negative_int, positive_int, print_json
+from icgbench.errors import UsageError
+from icgbench.generator import UnknownVariantError
+from icgbench.release.tiers import TIERS
+from icgbench.scorer import SubmissionInvalid, score, validate
+from icgbench.scorer.parse import DEFAULT_MAX_BYTES
+from icgbench.template import build_template
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    p = commands.add_parser(
+        "validate", help="check a submission against the JSON Schema and the release",
+        description="Validate a submission (.json or .json.gz): the JSON Schema, then the "
+        "checks no schema can express (ids, lengths, data version, variant hash). Exit 0 "
+        "valid, 1 invalid, 2 usage error.")
+    _common(p)
+    p.set_defaults(func=run_validate)
+
+    p = commands.add_parser(
+        "score", help="validate and grade a submission; write a score report",
+        description="Validate and grade every task a submission attempts, against the "
+        "hash-verified truth of the release. Exit 0 scored, 1 invalid, 2 usage error.")
+    _common(p)
+    p.add_argument("--out", type=Path, default=None,
+                   help="report file (default: <submission>.report.json beside it)")
+    p.set_defaults(func=run_score)
+
+    sub = commands.add_parser("submission", help="submission helpers")
+    subs = sub.add_subparsers(dest="submission_command", metavar="SUBCOMMAND", required=True)
+    p = subs.add_parser("template", help="write a valid submission with every block and "
+                        "constant predictions: the starting point in any language")
+    p.add_argument("--variant", required=True)
+    p.add_argument("--seed", type=non_negative_int, default=None,
+                   help="cohort seed (default: the tier's first seed of the variant)")
+    p.add_argument("--tier", choices=list(TIERS), default="small")
+    p.add_argument("--out", type=Path, required=True, help="file to write")
+    p.set_defaults(func=run_template)
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", type=Path, help="submission file (.json or .json.gz)")
+    p.add_argument("--tier", choices=list(TIERS), default=None,
+                   help="tier to grade against (default: the submission's own)")
+    p.add_argument("--max-bytes", type=positive_int, default=DEFAULT_MAX_BYTES,
+                   help=f"refuse larger files (default {DEFAULT_MAX_BYTES})")
+    p.add_argument("--json", action="store_true", help="print only machine-readable JSON")
+
+
+def _invalid(args: argparse.Namespace, exc: SubmissionInvalid) -> int:
+    if args.json:
+        print_json({"file": str(args.file), "valid": False, "stage": exc.stage,
+                    "errors": exc.errors})
+    else:
+        print(f"INVALID {args.file} ({exc.stage}):")
+        for line in exc.errors:
+            print(f"  {line}")
+    return 1
+
+
+def run_validate(args: argparse.Namespace) -> int:
+    try:
+        v = validate(args.file, tier=args.tier, max_bytes=args.max_bytes)
+    except SubmissionInvalid as exc:
+        return _invalid(args, exc)
+    blocks = sorted(v.blocks)
+    if args.json:
+        print_json({"file": str(args.file), "valid": True, "stage": None, "errors": [],
+                    "variant": v.document["variant"], "seed": v.document["seed"],
+                    "tier": v.document["tier"], "blocks": blocks})
+    else:
+        print(f"VALID {args.file}: {v.document['variant']} seed {v.document['seed']} "
+              f"({v.document['tier']} tier), blocks: {', '.join(blocks)}")
+    return 0
+
+
+def _default_report_path(file: Path) -> Path:
+    name = file.name
+    for suffix in (".json.gz", ".json"):
+        if name.endswith(suffix):
+            name = name[: -len(suffix)]
+            break
+    return file.with_name(f"{name}.report.json")
+
+
+def run_score(args: argparse.Namespace) -> int:
+    try:
+        report = score(args.file, tier=args.tier, max_bytes=args.max_bytes)
+    except SubmissionInvalid as exc:
+        return _invalid(args, exc)
+    out = args.out or _default_report_path(args.file)
+    write_text(out, report.to_json())
+    if args.json:
+        print_json(report.document)
+        return 0
+    doc = report.document
+    print(f"{doc['model']['name']} {doc['model']['version']} on {doc['variant']} seed "
+          f"{doc['seed']} ({doc['tier']} tier, data {doc['data_version']})")
+    for task, section in doc["tasks"].items():
+        shown = ", ".join(f"{k}={_fmt(v)}" for k, v in section["metrics"].items()
+                          if "__" not in k)
+        print(f"  {task}: {shown}")
+    s = doc["summary"]
+    print("  summary: " + ", ".join(f"{k}={_fmt(s[k])}" for k in
+                                     ("auroc", "r2_mean", "conformity", "auroc_target",
+                                      "transfer_gap", "composite")))
+    print(f"wrote the score report to {out}")
+    return 0
+
+
+def _fmt(value: object) -> str:
+    return "n/a" if value is None else f"{value:.4f}" if isinstance(value, float) else str(value)
+
+
+def run_template(args: argparse.Namespace) -> int:
+    try:
+        doc = build_template(args.variant, args.seed, args.tier)
+    except UnknownVariantError as exc:
+        raise UsageError(str(exc)) from None
+    write_text(args.out, json.dumps(doc, allow_nan=False) + "\n")
+    print(f"wrote a {doc['variant']} seed {doc['seed']} template with every block to {args.out}")
+    return 0

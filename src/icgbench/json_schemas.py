@@ -1,0 +1,269 @@
+"""The JSON Schemas of the scoring spec: submission, score report, leaderboard entry.
+
+Draft-07, so R's jsonvalidate, ajv, fastjsonschema and Python's jsonschema agree; each has a
+versioned ``$id``. The files under ``schemas/`` are the contract; this module generates them
+from the vocabulary (``make schemas``) and a test fails when they drift apart.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from icgbench.atomic import write_text
+from icgbench.contract import dumps
+from icgbench.generator.interventions import intervention_names
+from icgbench.generator.variants import variant_names
+from icgbench.vocabulary import STATES
+
+DRAFT7 = "http://json-schema.org/draft-07/schema#"
+SUBMISSION_VERSION = "1.0"
+REPORT_VERSION = "1.0"
+LEADERBOARD_VERSION = "0.1"
+ID_PATTERN = "^(TR|TE|TG)[0-9]{6,9}$"
+SEMVER = r"^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)$"
+HASH12 = "^[0-9a-f]{12}$"
+SHA256 = "^sha256:[0-9a-f]{64}$"
+MODEL_NAME = "^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
+TIERS = ["small", "full"]
+#: Submission blocks, in the order tasks consume them.
+BLOCKS = ["risk_prediction", "latent_recovery", "intervention_conformity",
+          "cross_host_generalization"]
+
+
+def _array(items: dict[str, Any], description: str) -> dict[str, Any]:
+    return {"type": "array", "minItems": 1, "items": items, "description": description}
+
+
+def model_schema() -> dict[str, Any]:
+    """Who made the predictions (copied into score reports)."""
+    return {
+        "type": "object", "additionalProperties": False,
+        "required": ["name", "version", "language"],
+        "properties": {
+            "name": {"type": "string", "pattern": MODEL_NAME,
+                     "description": "Model name: letters, digits, '.', '_', '-'; it names "
+                     "the model's leaderboard folder."},
+            "version": {"type": "string", "minLength": 1, "maxLength": 64},
+            "language": {"type": "string", "minLength": 1, "maxLength": 32,
+                         "description": "Language the model was written in."},
+            "url": {"type": "string", "pattern": "^https?://", "maxLength": 500},
+            "description": {"type": "string", "maxLength": 2000},
+            "oracle": {"type": "boolean",
+                       "description": "True for a reference model that reads the truth "
+                       "(a ceiling, never a leaderboard competitor)."},
+        },
+    }
+
+
+def submission_schema() -> dict[str, Any]:
+    """The schema every submission file must satisfy."""
+    ids = {"$ref": "#/definitions/subject_ids"}
+    probabilities = {"$ref": "#/definitions/probabilities"}
+    return {
+        "$schema": DRAFT7,
+        "$id": f"urn:icg-bench:schema:submission:{SUBMISSION_VERSION}",
+        "title": "ICg-Bench submission",
+        "description": (
+            "Predictions of one model for one cohort (variant, seed) of the frozen release. "
+            "Blocks are columnar: parallel arrays keyed by subject_id. At least one block is "
+            "required. The data are synthetic; see docs/submission.md."
+        ),
+        "type": "object",
+        "required": ["schema_version", "data_version", "tier", "variant", "variant_hash",
+                     "seed", "model"],
+        "additionalProperties": False,
+        "anyOf": [{"required": [block]} for block in BLOCKS],
+        "properties": {
+            "schema_version": {"const": SUBMISSION_VERSION,
+                               "description": "Version of this schema."},
+            "data_version": {"type": "string", "pattern": SEMVER,
+                             "description": "Version of the data release the model was fitted "
+                             "on (datapackage.json `version`)."},
+            "tier": {"enum": TIERS, "description": "Release tier of the cohort."},
+            "variant": {"enum": variant_names(), "description": "DGP variant of the cohort."},
+            "variant_hash": {"type": "string", "pattern": HASH12,
+                             "description": "The variant's 12-hex-digit hash."},
+            "seed": {"type": "integer", "minimum": 0, "description": "Cohort seed."},
+            "model": {"$ref": "#/definitions/model"},
+            "risk_prediction": {
+                "type": "object", "additionalProperties": False,
+                "required": ["subject_id", "proba"],
+                "description": "Predicted event probability of every test subject.",
+                "properties": {"subject_id": ids, "proba": probabilities},
+            },
+            "latent_recovery": {
+                "type": "object", "additionalProperties": False,
+                "required": ["subject_id", "states"],
+                "description": "Predicted end-of-follow-up value of bottleneck states for every "
+                "test subject; a state left out scores R^2 = 0.",
+                "properties": {
+                    "subject_id": ids,
+                    "states": {
+                        "type": "object", "minProperties": 1, "additionalProperties": False,
+                        "properties": {s: {"$ref": "#/definitions/numbers"} for s in STATES},
+                    },
+                },
+            },
+            "intervention_conformity": {
+                "type": "object", "additionalProperties": False,
+                "required": ["subject_id", "proba", "interventions"],
+                "description": "Predicted risk of every test subject without (proba) and under "
+                "each intervention; a missing intervention counts as non-conforming.",
+                "properties": {
+                    "subject_id": ids,
+                    "proba": probabilities,
+                    "interventions": {
+                        "type": "object", "minProperties": 1, "additionalProperties": False,
+                        "properties": {n: probabilities for n in intervention_names()},
+                    },
+                },
+            },
+            "cross_host_generalization": {
+                "type": "object", "additionalProperties": False,
+                "required": ["subject_id", "proba"],
+                "description": "Predicted event probability of every target-test subject, from "
+                "the same fitted model as risk_prediction (no refitting).",
+                "properties": {"subject_id": ids, "proba": probabilities},
+            },
+        },
+        "definitions": {
+            "subject_ids": _array({"type": "string", "pattern": ID_PATTERN},
+                                  "Subject identifiers, each exactly once."),
+            "probabilities": _array({"type": "number", "minimum": 0, "maximum": 1},
+                                    "Probabilities in [0, 1], parallel to subject_id."),
+            "numbers": _array({"type": "number"}, "Finite numbers, parallel to subject_id."),
+            "model": model_schema(),
+        },
+    }
+
+
+_METRICS = {"type": "object", "additionalProperties": {"type": ["number", "null"]}}
+
+
+def score_report_schema() -> dict[str, Any]:
+    """The schema of what ``icgbench score`` writes."""
+    task_section = {
+        "type": "object",
+        "required": ["metrics"],
+        "properties": {"metrics": _METRICS, "details": {"type": "object"}},
+    }
+    return {
+        "$schema": DRAFT7,
+        "$id": f"urn:icg-bench:schema:score-report:{REPORT_VERSION}",
+        "title": "ICg-Bench score report",
+        "description": "Every metric of one scored submission, with provenance and timings.",
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["schema_version", "scorer_version", "data_version", "tier", "variant",
+                     "variant_hash", "seed", "release_fingerprint", "submission", "model",
+                     "tasks", "summary", "metric_info", "timings"],
+        "properties": {
+            "schema_version": {"const": REPORT_VERSION},
+            "scorer_version": {"type": "string", "minLength": 1},
+            "data_version": {"type": "string", "pattern": SEMVER},
+            "tier": {"enum": TIERS},
+            "variant": {"enum": variant_names()},
+            "variant_hash": {"type": "string", "pattern": HASH12},
+            "seed": {"type": "integer", "minimum": 0},
+            "release_fingerprint": {"type": "string", "pattern": SHA256,
+                                    "description": "SHA-256 over every resource name and "
+                                    "content digest of the release tier."},
+            "submission": {
+                "type": "object", "additionalProperties": False,
+                "required": ["sha256", "bytes"],
+                "properties": {"sha256": {"type": "string", "pattern": SHA256},
+                               "bytes": {"type": "integer", "minimum": 0},
+                               "path": {"type": "string"}},
+            },
+            "model": model_schema(),
+            "tasks": {"type": "object", "additionalProperties": task_section,
+                      "minProperties": 1},
+            "summary": {
+                "type": "object",
+                "required": ["auroc", "r2_mean", "conformity", "auroc_target", "transfer_gap",
+                             "composite", "composite_note", "prior_conformity_tolerant"],
+                "properties": {
+                    **{k: {"type": ["number", "null"]} for k in
+                       ("auroc", "r2_mean", "conformity", "auroc_target", "transfer_gap",
+                        "composite", "prior_conformity_tolerant")},
+                    "composite_note": {"type": "string"},
+                },
+            },
+            "metric_info": {
+                "type": "object",
+                "additionalProperties": {
+                    "type": "object",
+                    "additionalProperties": {
+                        "type": "object",
+                        "required": ["higher_is_better", "random_baseline"],
+                        "properties": {
+                            "higher_is_better": {"type": ["boolean", "null"]},
+                            "random_baseline": {"type": ["number", "null"]},
+                            "best": {"type": ["number", "null"]},
+                        },
+                    },
+                },
+            },
+            "timings": {"type": "object", "additionalProperties": {"type": "number",
+                                                                   "minimum": 0}},
+        },
+    }
+
+
+def leaderboard_entry_schema() -> dict[str, Any]:
+    """One leaderboard row (the seed's fields plus provenance of the scored submission)."""
+    return {
+        "$schema": DRAFT7,
+        "$id": f"urn:icg-bench:schema:leaderboard-entry:{LEADERBOARD_VERSION}",
+        "title": "ICg-Bench leaderboard entry",
+        "description": "One (variant, seed, model, package version) row of the leaderboard, "
+        "backed by the submission file it was scored from.",
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["schema_version", "submitted_at", "variant_name", "variant_hash",
+                     "model_name", "package_version", "scores", "notes", "seed",
+                     "data_version", "release_fingerprint", "submission_path",
+                     "submission_sha256"],
+        "properties": {
+            "schema_version": {"const": LEADERBOARD_VERSION},
+            "submitted_at": {"type": "string",
+                             "pattern": r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$",
+                             "description": "UTC ISO-8601 timestamp."},
+            "variant_name": {"enum": variant_names()},
+            "variant_hash": {"type": "string", "pattern": HASH12},
+            "model_name": {"type": "string", "pattern": MODEL_NAME},
+            "package_version": {"type": "string", "minLength": 1, "maxLength": 64,
+                                "description": "Version of the submitting model's package."},
+            "scores": {
+                "type": "object",
+                "description": "Per-task summary scores: task -> metric -> value.",
+                "additionalProperties": _METRICS,
+            },
+            "notes": {"type": "string", "maxLength": 2000},
+            "seed": {"type": "integer", "minimum": 0},
+            "data_version": {"type": "string", "pattern": SEMVER},
+            "release_fingerprint": {"type": "string", "pattern": SHA256},
+            "submission_path": {"type": "string", "minLength": 1},
+            "submission_sha256": {"type": "string", "pattern": SHA256},
+        },
+    }
+
+
+def schema_documents() -> dict[str, dict[str, Any]]:
+    """File stem -> document, for every JSON Schema of the scoring spec."""
+    return {
+        "submission": submission_schema(),
+        "score-report": score_report_schema(),
+        "leaderboard-entry": leaderboard_entry_schema(),
+    }
+
+
+def write_all(top_level: Path) -> list[Path]:
+    """Write ``schemas/<name>.schema.json`` for every scoring-spec schema."""
+    written = []
+    for name, doc in schema_documents().items():
+        path = top_level / f"{name}.schema.json"
+        write_text(path, dumps(doc))
+        written.append(path)
+    return written

@@ -1,0 +1,1 @@
+"""Reference documentation generated from the code: CLI, data dictionary, tasks."""

@@ -1,0 +1,12 @@
+"""``make docs``: regenerate docs/cli.md, docs/data_dictionary.md and docs/tasks.md."""
+
+from pathlib import Path
+
+from icgbench.atomic import write_text
+from icgbench.reference import cli, data_dictionary, tasks
+
+for target, text in ((Path("docs/cli.md"), cli.cli_markdown()),
+                     (Path("docs/data_dictionary.md"), data_dictionary.markdown()),
+                     (Path("docs/tasks.md"), tasks.markdown())):
+    write_text(target, text)
+    print(f"wrote {target}")

@@ -1,0 +1,136 @@
+"""The scorer: validate a submission in two layers, then grade every task it attempts.
+
+    >>> from icgbench.scorer import score
+    >>> report = score("submission.json")
+    >>> report.summary["auroc"]
+
+Works without pandas: parsing is the standard library, validation ``jsonschema`` (with a
+vectorised fast path), truth loading pyarrow, metrics numpy and scikit-learn.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from icgbench import contract
+from icgbench.data import tier_descriptor
+from icgbench.errors import UsageError
+from icgbench.scorer import parse, semantic
+from icgbench.scorer.columns import Columns
+from icgbench.scorer.errors import SubmissionInvalid
+from icgbench.scorer.report import ScoreReport, build_report
+from icgbench.scorer.schema_check import DEFAULT_MAX_ERRORS, schema_errors
+from icgbench.scorer.truth import load_truth
+from icgbench.tasks import TASKS
+from icgbench.tasks.summary import score_summary
+
+__all__ = ["ScoreReport", "SubmissionInvalid", "Validated", "score", "validate"]
+
+
+@dataclass(frozen=True)
+class Validated:
+    """A submission that passed every check, with its aligned arrays and its truth."""
+
+    document: dict[str, Any]
+    blocks: dict[str, dict[str, Any]]
+    truth: Any
+    descriptor: Any
+    sha256: str
+    size: int
+    path: str | None
+    timings: dict[str, float]
+
+
+def _load(source: str | Path | dict[str, Any] | bytes, max_bytes: int
+          ) -> tuple[dict[str, Any], str, int, str | None]:
+    if isinstance(source, dict):
+        import json
+
+        data = json.dumps(source, allow_nan=False).encode()
+        return source, "sha256:" + hashlib.sha256(data).hexdigest(), len(data), None
+    if isinstance(source, bytes):
+        file_bytes, path = source, None
+        data = source if source[:2] != parse.GZIP_MAGIC else parse.gunzip(source, max_bytes)
+    else:
+        (file_bytes, data), path = parse.read_bytes(Path(source), max_bytes), str(source)
+    digest = "sha256:" + hashlib.sha256(file_bytes).hexdigest()
+    return parse.parse_json(data), digest, len(file_bytes), path
+
+
+def validate(source: str | Path | dict[str, Any] | bytes, *, tier: str | None = None,
+             root: Path | None = None, max_bytes: int = parse.DEFAULT_MAX_BYTES,
+             max_errors: int = DEFAULT_MAX_ERRORS) -> Validated:
+    """Parse and check a submission; raises SubmissionInvalid listing every problem."""
+    t0 = time.perf_counter()
+    doc, digest, size, path = _load(source, max_bytes)
+    t1 = time.perf_counter()
+    cache = Columns()
+    errors = schema_errors(doc, contract.json_schema("submission"), max_errors, cache=cache)
+    if errors:
+        raise SubmissionInvalid(errors, "schema")
+    t2 = time.perf_counter()
+    if tier is not None and tier != doc["tier"]:
+        raise UsageError(f"--tier {tier} but the submission is for the {doc['tier']} tier")
+    d = tier_descriptor(doc["tier"], root)
+    errors = semantic.header_errors(doc, d)
+    if errors:
+        raise SubmissionInvalid(errors, "semantic")
+    present = {name for name in task_blocks() if name in doc}
+    needed = tuple(dict.fromkeys(t for task in TASKS.values()
+                                 if set(task.blocks) <= present for t in task.truth_tables))
+    loaded = load_truth(d, doc["variant"], doc["seed"], needed)
+    t3 = time.perf_counter()
+    blocks = {name: doc[name] for name in task_blocks() if name in doc}
+    errors = incomplete_task_errors(set(blocks))
+    errors += [e for name, block in blocks.items()
+               for e in semantic.block_errors(name, block, loaded.truth, cache)]
+    if errors:
+        raise SubmissionInvalid(errors[:max_errors], "semantic")
+    aligned = {name: semantic.align(name, block, loaded.truth, cache)
+               for name, block in blocks.items()}
+    t4 = time.perf_counter()
+    timings = {"parse_seconds": t1 - t0, "schema_seconds": t2 - t1, "truth_seconds": t3 - t2,
+               "semantic_seconds": t4 - t3}
+    return Validated(doc, aligned, loaded.truth, d, digest, size, path, timings)
+
+
+def incomplete_task_errors(present: set[str]) -> list[str]:
+    """A block no task can grade, because a task's other blocks are missing."""
+    out = []
+    for block in sorted(present):
+        users = [t for t in TASKS.values() if block in t.blocks]
+        if users and not any(set(t.blocks) <= present for t in users):
+            needs = sorted({b for t in users for b in t.blocks} - present)
+            out.append(f"$.{block}: no task can grade this block without "
+                       f"{', '.join(needs)} ({', '.join(t.name for t in users)} needs it)")
+    return out
+
+
+def task_blocks() -> list[str]:
+    """Every submission block some task reads, in schema order."""
+    return [b for b in contract.json_schema("submission")["properties"]
+            if any(b in t.blocks for t in TASKS.values())]
+
+
+def score(source: str | Path | dict[str, Any] | bytes, *, tier: str | None = None,
+          root: Path | None = None, max_bytes: int = parse.DEFAULT_MAX_BYTES) -> ScoreReport:
+    """Validate and grade a submission (a path, a parsed dict or raw bytes)."""
+    start = time.perf_counter()
+    v = validate(source, tier=tier, root=root, max_bytes=max_bytes)
+    t0 = time.perf_counter()
+    results = {name: task.score(v.blocks, v.truth) for name, task in TASKS.items()
+               if all(b in v.blocks for b in task.blocks)}
+    t1 = time.perf_counter()
+    timings = {**v.timings, "score_seconds": t1 - t0, "total_seconds": t1 - start}
+    provenance = {
+        "data_version": v.descriptor.version,
+        "release_fingerprint": v.descriptor.fingerprint(),
+        "submission": {"sha256": v.sha256, "bytes": v.size,
+                       **({"path": v.path} if v.path else {})},
+    }
+    return build_report(v.document, results, score_summary(results), v.truth, provenance,
+                        timings)

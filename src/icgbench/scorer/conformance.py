@@ -1,0 +1,83 @@
+"""Conformance fixtures: tiny truth + submission pairs with hand-computed expected metrics.
+
+Each ``schemas/conformance/<case>.json`` holds ``truth`` (per split: subject_id, event,
+true_risk; end_states; counterfactual; prior_direction; dgp_direction), ``blocks`` (the
+submission's task blocks) and ``expected`` (task -> metric -> value, null for undefined).
+A port of the scorer to another language should reproduce every expected value; this
+module is the Python scorer's own check (run by the test suite).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from icgbench.contract import package_schema_dir
+from icgbench.scorer import semantic
+from icgbench.tasks import TASKS
+from icgbench.tasks.base import Truth
+
+TOLERANCE = 1e-9
+
+
+def case_paths() -> list[Path]:
+    """Every conformance case shipped with the package."""
+    return sorted((package_schema_dir() / "conformance").glob("*.json"))
+
+
+def truth_from_json(t: dict[str, Any]) -> Truth:
+    """A :class:`Truth` from a fixture's ``truth`` object (absent parts are empty)."""
+    splits = {s: t[s] for s in ("test", "target_test") if s in t}
+    return Truth(
+        ids={s: pa.array(v["subject_id"], type=pa.string()) for s, v in splits.items()},
+        event={s: np.asarray(v["event"], dtype=np.float64) for s, v in splits.items()},
+        true_risk={s: np.asarray(v["true_risk"], dtype=np.float64) for s, v in splits.items()},
+        end_states={k: np.asarray(v, dtype=np.float64)
+                    for k, v in t.get("end_states", {}).items()},
+        counterfactual={k: np.asarray(v, dtype=np.float64)
+                        for k, v in t.get("counterfactual", {}).items()},
+        prior_direction=t.get("prior_direction", {}),
+        dgp_direction=t.get("dgp_direction", {}),
+        edges=tuple(tuple(e) for e in t.get("edges", [])),
+        nodes=tuple(t.get("nodes", [])),
+    )
+
+
+@dataclass(frozen=True)
+class Check:
+    """One expected metric against the scorer's value."""
+
+    case: str
+    task: str
+    metric: str
+    expected: float | None
+    actual: float | None
+
+    @property
+    def ok(self) -> bool:
+        if self.expected is None or self.actual is None:
+            return self.expected is None and self.actual is None
+        return math.isclose(self.expected, self.actual, rel_tol=TOLERANCE, abs_tol=TOLERANCE)
+
+
+def run_case(path: Path) -> list[Check]:
+    """Score one fixture and compare every expected metric."""
+    case = json.loads(Path(path).read_text())
+    truth = truth_from_json(case["truth"])
+    errors = [e for name, block in case["blocks"].items()
+              for e in semantic.block_errors(name, block, truth)]
+    if errors:
+        raise ValueError(f"{path.name}: fixture blocks are invalid: {errors}")
+    blocks = {name: semantic.align(name, block, truth) for name, block in case["blocks"].items()}
+    checks = []
+    for task, expected in case["expected"].items():
+        result = TASKS[task].score(blocks, truth)
+        for metric, value in expected.items():
+            checks.append(Check(path.stem, task, metric, value, result.metrics.get(metric)))
+    return checks

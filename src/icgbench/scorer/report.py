@@ -1,0 +1,79 @@
+"""The score report: every metric, the summary, provenance and timings."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from jsonschema import Draft7Validator
+
+from icgbench import __version__, contract
+from icgbench.tasks import TASKS
+from icgbench.tasks.base import TaskResult, Truth
+
+
+@dataclass(frozen=True)
+class ScoreReport:
+    """A validated score report (``document`` follows schemas/score-report.schema.json)."""
+
+    document: dict[str, Any]
+
+    @property
+    def summary(self) -> dict[str, Any]:
+        return self.document["summary"]
+
+    def metrics(self, task: str) -> dict[str, float | None]:
+        return self.document["tasks"][task]["metrics"]
+
+    def to_json(self) -> str:
+        return json.dumps(self.document, indent=2, allow_nan=False) + "\n"
+
+
+def _clean(value: Any) -> Any:
+    """JSON-safe: numpy scalars to Python, non-finite floats to None."""
+    if isinstance(value, dict):
+        return {k: _clean(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_clean(v) for v in value]
+    if hasattr(value, "item") and not isinstance(value, str):
+        value = value.item()
+    if (isinstance(value, float) and value != value) or value in (float("inf"), float("-inf")):
+        return None
+    return value
+
+
+def build_report(header: dict[str, Any], results: dict[str, TaskResult],
+                 summary: dict[str, Any], truth: Truth, provenance: dict[str, Any],
+                 timings: dict[str, float]) -> ScoreReport:
+    """Assemble and validate a report."""
+    info = {
+        name: {m.name: {"higher_is_better": m.higher_is_better,
+                        "random_baseline": m.baseline(truth), "best": m.best}
+               for m in TASKS[name].metrics}
+        for name in results
+    }
+    document = _clean({
+        "schema_version": contract.json_schema("score-report")["properties"]["schema_version"][
+            "const"],
+        "scorer_version": __version__,
+        "data_version": provenance["data_version"],
+        "tier": header["tier"],
+        "variant": header["variant"],
+        "variant_hash": header["variant_hash"],
+        "seed": header["seed"],
+        "release_fingerprint": provenance["release_fingerprint"],
+        "submission": provenance["submission"],
+        "model": header["model"],
+        "tasks": {name: {"metrics": r.metrics, "details": r.details}
+                  for name, r in results.items()},
+        "summary": summary,
+        "metric_info": info,
+        "timings": timings,
+    })
+    errors = sorted(Draft7Validator(contract.json_schema("score-report")).iter_errors(document),
+                    key=lambda e: list(e.absolute_path))
+    if errors:  # a bug in the scorer, never the user's fault
+        raise AssertionError(f"score report violates its schema: {errors[0].message} at "
+                             f"{list(errors[0].absolute_path)}")
+    return ScoreReport(document)

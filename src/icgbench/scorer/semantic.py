@@ -1,0 +1,143 @@
+"""The checks no JSON Schema can express, and aligning predictions to the truth's order.
+
+Each block's ids must be exactly its split's subjects (no duplicates, none missing, none
+unknown), its parallel arrays equally long, its numbers finite; the header must name the
+release's data version and the variant's hash, and a cohort the release holds.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from icgbench.generator.variants import get_variant
+from icgbench.release.descriptor import Descriptor
+from icgbench.scorer.columns import Columns
+from icgbench.scorer.schema_check import json_path
+from icgbench.tasks.base import Truth
+from icgbench.tasks.blocks import BLOCK_SPLITS
+
+SHOW = 5  # ids named per problem
+
+
+def header_errors(doc: dict[str, Any], d: Descriptor) -> list[str]:
+    """Data version, tier, variant hash and cohort against the release."""
+    out = []
+    if doc["data_version"] != d.version:
+        out.append(f"$.data_version: {doc['data_version']!r} is not the release's version "
+                   f"{d.version!r} (download or build release {doc['data_version']}, or refit "
+                   "on this one)")
+    if doc["tier"] != d.tier:
+        out.append(f"$.tier: {doc['tier']!r} but scoring against the {d.tier!r} tier")
+    expected = get_variant(doc["variant"]).variant_hash
+    if doc["variant_hash"] != expected:
+        out.append(f"$.variant_hash: {doc['variant_hash']!r} is not the hash of variant "
+                   f"{doc['variant']!r} ({expected!r})")
+    seeds = sorted(c["seed"] for c in d.cohorts() if c["variant"] == doc["variant"])
+    if doc["seed"] not in seeds:
+        out.append(f"$.seed: the {d.tier} tier has no cohort ({doc['variant']}, seed "
+                   f"{doc['seed']}); its seeds are {seeds}")
+    return out
+
+
+def _arrays(block: dict[str, Any], path: tuple[str, ...] = ()) -> list[tuple[tuple, list]]:
+    out = []
+    for key, value in block.items():
+        if isinstance(value, list):
+            out.append(((*path, key), value))
+        elif isinstance(value, dict):
+            out.extend(_arrays(value, (*path, key)))
+    return out
+
+
+def _few(values: list[str]) -> str:
+    shown = ", ".join(values[:SHOW])
+    return shown + (f" (and {len(values) - SHOW} more)" if len(values) > SHOW else "")
+
+
+def _positions(ids: pa.Array, expected: pa.Array, cache: Columns) -> np.ndarray | None:
+    """Position in ``expected`` of each submitted id, NaN if unknown (None: lists equal)."""
+    def locate(_: object) -> np.ndarray | None:
+        if ids.equals(expected):
+            return None
+        found = pc.index_in(ids, value_set=expected)
+        return np.asarray(found.to_numpy(zero_copy_only=False), dtype=np.float64)
+
+    return cache.derived(ids, ("positions", id(expected)), locate)
+
+
+def _id_errors(name: str, split: str, ids: pa.Array, expected: pa.Array,
+               cache: Columns) -> list[str]:
+    positions = _positions(ids, expected, cache)
+    if positions is None:
+        return []
+    known = ~np.isnan(positions)
+    hits = np.bincount(positions[known].astype(np.int64), minlength=len(expected))
+    if known.all() and len(ids) == len(expected) and hits.max(initial=0) <= 1:
+        return []  # the same ids in another order
+    out = []
+    where = json_path((name, "subject_id"))
+    counts = pc.value_counts(ids)
+    dupes = pc.filter(counts.field("values"), pc.greater(counts.field("counts"), 1))
+    if len(dupes):
+        out.append(f"{where}: duplicate ids: {_few(dupes.to_pylist())}")
+    seen = hits > 0
+    if not seen.all():
+        missing = pc.filter(expected, pa.array(~seen)).to_pylist()
+        out.append(f"{where}: {len(missing)} {split} subject(s) missing: {_few(missing)}")
+    if not known.all():
+        unknown = pc.filter(ids, pa.array(~known)).to_pylist()
+        out.append(f"{where}: {len(unknown)} id(s) not in the {split} split: {_few(unknown)}")
+    return out
+
+
+def block_errors(name: str, block: dict[str, Any], truth: Truth,
+                 cache: Columns | None = None) -> list[str]:
+    """Lengths, finiteness and id coverage of one block."""
+    cache = Columns() if cache is None else cache
+    out = []
+    arrays = _arrays(block)
+    lengths = {len(v) for _, v in arrays}
+    if len(lengths) > 1:
+        detail = ", ".join(f"{json_path((name, *p))} has {len(v)}" for p, v in arrays)
+        out.append(f"{json_path((name,))}: parallel arrays differ in length ({detail})")
+    for path, values in arrays:
+        if path[-1] == "subject_id" or any(isinstance(v, str) for v in values[:1]):
+            continue
+        bad = np.flatnonzero(~np.isfinite(cache.numbers(values)))
+        if bad.size:
+            out.append(f"{json_path((name, *path, int(bad[0])))}: number is not finite "
+                       f"({bad.size} such value(s))")
+    split = BLOCK_SPLITS.get(name)
+    if split is not None and "subject_id" in block:
+        ids = cache.strings(block["subject_id"])
+        out.extend(_id_errors(name, split, ids, truth.ids[split], cache))
+    return out
+
+
+def align(name: str, block: dict[str, Any], truth: Truth,
+          cache: Columns | None = None) -> dict[str, Any]:
+    """The block's arrays as float arrays in the truth's subject order (ids left out)."""
+    cache = Columns() if cache is None else cache
+    split = BLOCK_SPLITS.get(name)
+    order = None
+    if split is not None and "subject_id" in block:
+        positions = _positions(cache.strings(block["subject_id"]), truth.ids[split], cache)
+        if positions is not None:
+            order = np.empty(len(positions), dtype=np.int64)
+            order[positions.astype(np.int64)] = np.arange(len(positions))
+
+    def convert(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: convert(v) for k, v in value.items()}
+        if isinstance(value, list):
+            if value and isinstance(value[0], str):
+                return np.asarray(value, dtype=object)
+            x = cache.numbers(value)
+            return x[order] if order is not None else x
+        return value
+
+    return {k: convert(v) for k, v in block.items() if k != "subject_id"}

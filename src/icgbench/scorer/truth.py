@@ -1,0 +1,94 @@
+"""Loading the ground truth of one cohort from a verified release (pyarrow + numpy only)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from icgbench import contract
+from icgbench.data import _checked_bytes
+from icgbench.release import encode
+from icgbench.release.descriptor import Descriptor
+from icgbench.tasks.base import Truth
+from icgbench.vocabulary import STATES
+
+#: Tables the scorer reads for every cohort.
+TRUTH_TABLES = ("test_outcomes", "test_states", "counterfactual_risks", "intervention_effects",
+                "graph", "nodes")
+
+
+@dataclass(frozen=True)
+class LoadedTruth:
+    """A cohort's truth plus where it came from."""
+
+    truth: Truth
+    resources: tuple[str, ...]
+
+
+def _table(d: Descriptor, variant: str, seed: int, table: str) -> tuple[pa.Table, str]:
+    r = d.find(variant, seed, table, "parquet")
+    data = _checked_bytes(d, r)  # hash (or content) checked: a tampered file stops here
+    return encode.conform(pq.read_table(pa.BufferReader(data)), contract.table_schema(table),
+                          r.name), r.name
+
+
+def _by_split(table: pa.Table, column: str) -> dict[str, Any]:
+    """Per split, the column: Arrow strings for ids, float64 numpy arrays otherwise."""
+    out: dict[str, Any] = {}
+    for split in ("test", "target_test"):
+        values = table.filter(pc.equal(table["split"], split))[column].combine_chunks()
+        out[split] = values if column == "subject_id" else np.asarray(
+            values.to_numpy(zero_copy_only=False), dtype=np.float64)
+    return out
+
+
+def load_truth(d: Descriptor, variant: str, seed: int,
+               tables: tuple[str, ...] = TRUTH_TABLES) -> LoadedTruth:
+    """The named truth tables of one cohort, hash-verified, as a :class:`Truth`.
+
+    ``test_outcomes`` (which lists the held-out subjects) is always read; parts of the
+    :class:`Truth` whose tables are not asked for are left empty.
+    """
+    wanted = ("test_outcomes", *[t for t in tables if t != "test_outcomes"])
+    loaded, names = {}, []
+    for name in wanted:
+        loaded[name], resource = _table(d, variant, seed, name)
+        names.append(resource)
+    outcomes = loaded["test_outcomes"]
+    ids = _by_split(outcomes, "subject_id")
+    end_states: dict[str, np.ndarray] = {}
+    if "test_states" in loaded:
+        states = loaded["test_states"]
+        end_month = pc.max(states["month"]).as_py()
+        end = states.filter(pc.and_(pc.equal(states["split"], "test"),
+                                    pc.equal(states["month"], end_month)))
+        if not end["subject_id"].combine_chunks().equals(ids["test"]):
+            raise ValueError("test_states and test_outcomes order test subjects differently")
+        end_states = {s: end[s].to_numpy() for s in STATES}
+    counterfactual: dict[str, np.ndarray] = {}
+    if "counterfactual_risks" in loaded:
+        cf = loaded["counterfactual_risks"]
+        cf = cf.filter(pc.equal(cf["split"], "test"))
+        counterfactual = {c.removeprefix("risk__"): cf[c].to_numpy()
+                          for c in cf.column_names if c.startswith("risk__")}
+    effects = loaded["intervention_effects"].to_pylist() if "intervention_effects" in loaded \
+        else []
+    graph = loaded.get("graph")
+    truth = Truth(
+        ids=ids,
+        event=_by_split(outcomes, "event"),
+        true_risk=_by_split(outcomes, "true_risk"),
+        end_states=end_states,
+        counterfactual=counterfactual,
+        prior_direction={e["intervention"]: int(e["prior_direction"]) for e in effects},
+        dgp_direction={e["intervention"]: int(e["dgp_direction"]) for e in effects},
+        edges=() if graph is None else tuple(zip(graph["source"].to_pylist(),
+                                                 graph["target"].to_pylist(), strict=True)),
+        nodes=tuple(loaded["nodes"]["node"].to_pylist()) if "nodes" in loaded else (),
+    )
+    return LoadedTruth(truth, tuple(names))

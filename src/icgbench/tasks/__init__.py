@@ -1,0 +1,26 @@
+"""The task registry: every module of this package that defines ``TASK`` is a scored task.
+
+Adding a task means adding one module (and its test); nothing else lists tasks.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+
+from icgbench.tasks.base import Metric, Task, TaskResult, Truth
+
+
+def _discover() -> dict[str, Task]:
+    found: list[Task] = []
+    for info in pkgutil.iter_modules(__path__):
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        task = getattr(module, "TASK", None)
+        if isinstance(task, Task):
+            found.append(task)
+    return {t.name: t for t in sorted(found, key=lambda t: t.order)}
+
+
+TASKS: dict[str, Task] = _discover()
+
+__all__ = ["TASKS", "Metric", "Task", "TaskResult", "Truth"]

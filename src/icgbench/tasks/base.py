@@ -1,0 +1,89 @@
+"""What a task is: the submission blocks it needs, the metrics it returns, how it scores.
+
+A task is data plus one pure function. It declares its blocks (and therefore which split of
+subjects it grades), and for each metric its name, direction (higher is better, lower is
+better, or descriptive) and its value for a random baseline, which may depend on the truth
+(the expected AUPRC of a random predictor is the prevalence).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+Baseline = float | Callable[["Truth"], float | None] | None
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One number a task returns."""
+
+    name: str
+    higher_is_better: bool | None  # None: descriptive, not a score
+    description: str
+    random_baseline: Baseline = None
+    best: float | None = None
+    baseline_text: str | None = None  # how a truth-dependent baseline is computed (docs)
+
+    def baseline(self, truth: Truth) -> float | None:
+        """The random baseline's value for this truth."""
+        value = self.random_baseline(truth) if callable(self.random_baseline) else (
+            self.random_baseline)
+        return None if value is None else float(value)
+
+
+@dataclass(frozen=True)
+class Truth:
+    """The ground truth one cohort is graded against, aligned by subject order.
+
+    ``ids`` and every per-subject array follow the release's order of each split.
+    """
+
+    ids: Mapping[str, Any]  # split -> subject ids (an Arrow string array)
+    event: Mapping[str, np.ndarray]  # split -> 0/1
+    true_risk: Mapping[str, np.ndarray]  # split -> true event probability
+    end_states: Mapping[str, np.ndarray]  # state -> end-of-follow-up value, test split
+    counterfactual: Mapping[str, np.ndarray]  # intervention -> true risk under it, test split
+    prior_direction: Mapping[str, int]
+    dgp_direction: Mapping[str, int]
+    edges: tuple[tuple[str, str], ...] = ()  # true directed edges (structure recovery)
+    nodes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class TaskResult:
+    """A task's metrics (None where undefined, e.g. AUROC with one class) and details."""
+
+    metrics: dict[str, float | None]
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+Blocks = Mapping[str, Mapping[str, Any]]  # block name -> {array name -> np.ndarray or dict}
+
+
+@dataclass(frozen=True)
+class Task:
+    """A scored task: its blocks, metrics and scoring function."""
+
+    name: str
+    order: int
+    description: str
+    blocks: tuple[str, ...]
+    truth_tables: tuple[str, ...]
+    metrics: tuple[Metric, ...]
+    score: Callable[[Blocks, Truth], TaskResult]
+
+    def metric(self, name: str) -> Metric:
+        for m in self.metrics:
+            if m.name == name:
+                return m
+        raise KeyError(name)
+
+
+def finite_or_none(value: float) -> float | None:
+    """A float for the report: None instead of NaN or infinity."""
+    value = float(value)
+    return value if np.isfinite(value) else None

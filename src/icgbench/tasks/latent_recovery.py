@@ -1,0 +1,44 @@
+"""latent_recovery: R^2 of the predicted end-of-follow-up bottleneck states.
+
+This is what makes the benchmark causal rather than purely predictive: a model can reach a
+high AUROC without recovering any state. ``r2_mean`` averages over *all* nine states, an
+unsubmitted state counting as 0 (the R^2 of predicting the mean), so nobody ranks by
+submitting only the easy states.
+"""
+
+from __future__ import annotations
+
+from icgbench.tasks import metrics as m
+from icgbench.tasks.base import Blocks, Metric, Task, TaskResult, Truth
+from icgbench.vocabulary import STATES
+
+METRICS = (
+    *(Metric(f"r2__{s}", True, f"R^2 of the predicted end-of-follow-up {s}; only for "
+             "submitted states.", 0.0, 1.0) for s in STATES),
+    Metric("r2_mean", True, "Mean R^2 over all nine states, an unsubmitted state counting "
+           "as 0.", 0.0, 1.0),
+    Metric("n_states", None, "Number of states submitted."),
+)
+
+
+def score(blocks: Blocks, truth: Truth) -> TaskResult:
+    states = blocks["latent_recovery"]["states"]
+    values: dict[str, float | None] = {}
+    for s in STATES:
+        if s in states:
+            values[f"r2__{s}"] = m.r2(truth.end_states[s], states[s])
+    total = sum(values.get(f"r2__{s}") or 0.0 for s in STATES)
+    metrics = {**values, "r2_mean": total / len(STATES), "n_states": len(states)}
+    return TaskResult(metrics, {"states_submitted": [s for s in STATES if s in states]})
+
+
+TASK = Task(
+    name="latent_recovery",
+    order=20,
+    description="R^2 between predicted and true end-of-follow-up bottleneck states of the "
+    "source-domain test subjects.",
+    blocks=("latent_recovery",),
+    truth_tables=("test_outcomes", "test_states"),
+    metrics=METRICS,
+    score=score,
+)

@@ -1,0 +1,133 @@
+"""The vectorised validator gives jsonschema's verdict, on thousands of generated documents."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from jsonschema import Draft7Validator
+
+from icgbench import contract
+from icgbench.generator import intervention_names
+from icgbench.scorer.schema_check import REDUCE_FROM, is_valid, reduce_document, schema_errors
+from icgbench.vocabulary import STATES
+
+SCHEMA = contract.json_schema("submission")
+VALIDATOR = Draft7Validator(SCHEMA)
+
+HEADER = {"schema_version": "1.0", "data_version": "1.0.0", "tier": "small",
+          "variant": "linear_lowhet", "variant_hash": "0123456789ab", "seed": 0,
+          "model": {"name": "m", "version": "1", "language": "Python"}}
+
+BAD_VALUES = [None, True, False, "0.5", [], {}, -0.0001, 1.0001, 1e308, -1e308, 2**60, -(2**70),
+              10**400, 1.5, -3, 0, 1, 7, 1e-300, "", "TE000001\n", "TE00001", "te000001",
+              "XX000001", "TE0000012", " TE000001", "TÉ000001", "TE000001 ", 0.5]
+
+
+@st.composite
+def documents(draw):
+    n = draw(st.integers(min_value=1, max_value=3 * REDUCE_FROM))
+    ids = [f"TE{i:06d}" for i in range(1, n + 1)]
+    probas = st.lists(st.floats(min_value=0, max_value=1, allow_nan=False), min_size=n,
+                      max_size=n)
+    numbers = st.lists(st.floats(allow_nan=False, allow_infinity=False, width=64),
+                       min_size=n, max_size=n)
+    doc = copy.deepcopy(HEADER)
+    blocks = draw(st.sets(st.sampled_from(["risk_prediction", "latent_recovery",
+                                            "intervention_conformity",
+                                            "cross_host_generalization"]), max_size=4))
+    for block in sorted(blocks):
+        if block in ("risk_prediction", "cross_host_generalization"):
+            doc[block] = {"subject_id": list(ids), "proba": draw(probas)}
+        elif block == "latent_recovery":
+            chosen = draw(st.lists(st.sampled_from(STATES), min_size=1, max_size=3, unique=True))
+            doc[block] = {"subject_id": list(ids), "states": {s: draw(numbers) for s in chosen}}
+        else:
+            chosen = draw(st.lists(st.sampled_from(intervention_names()), min_size=1,
+                                   max_size=3, unique=True))
+            doc[block] = {"subject_id": list(ids), "proba": draw(probas),
+                          "interventions": {d: draw(probas) for d in chosen}}
+    for _ in range(draw(st.integers(min_value=0, max_value=3))):
+        mutate(doc, draw)
+    return doc
+
+
+def _arrays(node, path=()):
+    if isinstance(node, dict):
+        for k, v in node.items():
+            yield from _arrays(v, (*path, k))
+    elif isinstance(node, list):
+        yield path, node
+
+
+def mutate(doc, draw):
+    kind = draw(st.sampled_from(["element", "element", "element", "drop_key", "extra_key",
+                                 "empty", "retype", "header"]))
+    arrays = list(_arrays(doc))
+    if kind == "element" and arrays:
+        _, values = draw(st.sampled_from(arrays))
+        if values:
+            values[draw(st.integers(0, len(values) - 1))] = draw(st.sampled_from(BAD_VALUES))
+    elif kind == "empty" and arrays:
+        _, values = draw(st.sampled_from(arrays))
+        values.clear()
+    elif kind == "drop_key":
+        key = draw(st.sampled_from(sorted(doc)))
+        del doc[key]
+    elif kind == "extra_key":
+        doc[draw(st.sampled_from(["extra", "risk", "model2"]))] = 1
+    elif kind == "retype" and arrays:
+        path, _ = draw(st.sampled_from(arrays))
+        node = doc
+        for part in path[:-1]:
+            node = node[part]
+        node[path[-1]] = draw(st.sampled_from(["x", 1, {"a": 1}, None]))
+    elif kind == "header":
+        doc[draw(st.sampled_from(["seed", "tier", "variant_hash", "schema_version"]))] = (
+            draw(st.sampled_from([-1, "large", "ABC", 1.5, None])))
+
+
+def _same_verdict(doc) -> None:
+    full = VALIDATOR.is_valid(doc)
+    assert is_valid(doc, SCHEMA, fast=True) == full
+    fast_messages = set(schema_errors(doc, SCHEMA, max_errors=10_000))
+    full_messages = set(schema_errors(doc, SCHEMA, max_errors=10_000, fast=False))
+    assert fast_messages <= full_messages
+    assert bool(fast_messages) == (not full)
+
+
+@settings(max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                    HealthCheck.data_too_large])
+@given(documents())
+def test_fast_validation_agrees_with_jsonschema(doc):
+    _same_verdict(doc)
+
+
+@pytest.mark.slow
+@settings(max_examples=30_000, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                      HealthCheck.data_too_large])
+@given(documents())
+def test_fast_validation_agrees_with_jsonschema_long_campaign(doc):
+    _same_verdict(doc)
+
+
+def test_long_arrays_are_actually_shortened():
+    doc = copy.deepcopy(HEADER)
+    ids = [f"TE{i:06d}" for i in range(1, 1001)]
+    doc["risk_prediction"] = {"subject_id": ids, "proba": [0.5] * 1000}
+    doc["risk_prediction"]["proba"][700] = 2.0
+    reduced, maps = reduce_document(doc, SCHEMA)
+    assert len(reduced["risk_prediction"]["subject_id"]) == 1
+    assert maps[("risk_prediction", "proba")] == [0, 700]
+    assert schema_errors(doc, SCHEMA) == [
+        "$.risk_prediction.proba[700]: 2.0 is greater than the maximum of 1"]
+
+
+def test_python_newline_semantics_of_pattern_are_kept():
+    doc = copy.deepcopy(HEADER)
+    ids = [f"TE{i:06d}" for i in range(1, 41)]
+    ids[5] = "TE000006\n"  # Python's $ matches before a final newline: jsonschema accepts it
+    doc["risk_prediction"] = {"subject_id": ids, "proba": [0.5] * 40}
+    assert VALIDATOR.is_valid(doc) and is_valid(doc, SCHEMA)
