@@ -16,22 +16,14 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import argparse  # noqa: E402
-import time  # noqa: E402
 
 import numpy as np  # noqa: E402
 
+from _timing import best_of  # noqa: E402
 from icgbench.generator import all_variants, simulate  # noqa: E402
 
 TARGET = 1_000_000
 
-
-def best_of(repeats: int, fn) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def main() -> None:

@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import json
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +26,7 @@ import pyarrow as pa
 from jsonschema import Draft7Validator
 from sklearn.metrics import roc_auc_score
 
+from _timing import best_of
 from icgbench import contract
 from icgbench.generator import get_variant
 from icgbench.release import encode
@@ -73,14 +73,6 @@ def build_release(root: Path, n: int) -> list[str]:
     (root / "datapackage.json").write_text(json.dumps(build_document(tier, cohorts, [resource])))
     return ids[:n]
 
-
-def best_of(repeats: int, fn) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def main() -> None:

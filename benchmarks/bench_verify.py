@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import time
 
+from _timing import best_of
 from icgbench.data import tier_descriptor
 from icgbench.release.verify import tier_files, verify
 
@@ -22,14 +22,6 @@ def floor(paths) -> None:
     for p in paths:
         hashlib.sha256(p.read_bytes()).hexdigest()
 
-
-def best_of(repeats: int, fn) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def main() -> None:
