@@ -1,13 +1,20 @@
-"""``icgbench bench ...``: the variant registry (list, info)."""
+"""``icgbench bench ...``: variants, reference runs, audits, sweeps, plots, baselines."""
 
 from __future__ import annotations
 
 import argparse
+import csv
+import io
+from pathlib import Path
 
-from icgbench.cli._common import print_json
+from icgbench.atomic import write_text
+from icgbench.cli._common import non_negative_int, positive_int, print_json
 from icgbench.errors import UsageError
-from icgbench.generator import UnknownVariantError, all_variants, get_variant
+from icgbench.generator import UnknownVariantError, all_variants, get_variant, variant_names
 from icgbench.generator.mechanism import PRIOR_SIGNS, risk_coefficients
+from icgbench.models import MODELS, competitors
+from icgbench.paths import writable_or_temp
+from icgbench.release.tiers import TIERS
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -22,6 +29,145 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.add_argument("variant", help="registered variant name")
     p.add_argument("--json", action="store_true", help="print only a JSON object")
     p.set_defaults(func=run_info)
+
+    p = sub.add_parser("run", help="fit a reference model on one cohort, submit, score",
+                       description="Fit MODEL on the public tables of one cohort, write "
+                       "submission.json, score it, write report.json, and print one JSON "
+                       "document with the wall-clock seconds of every step.")
+    _cohort_args(p)
+    p.add_argument("--outdir", type=Path, default=None,
+                   help="output folder (default: outputs/bench/<cohort>__<model>__seed<S>)")
+    p.set_defaults(func=run_run)
+
+    p = sub.add_parser("audit", help="stage-2 sign audit of a bottleneck model")
+    _cohort_args(p)
+    p.add_argument("--csv", type=Path, default=None, help="also write the audit as CSV")
+    p.set_defaults(func=run_audit)
+
+    p = sub.add_parser("sweep", help="the canonical grid of models x cohorts x seeds",
+                       description="Run every (model, cohort, seed) cell in parallel "
+                       "processes, skipping cells already finished in OUTDIR; write "
+                       "per_seed.csv, summary.csv and sweep.json.")
+    p.add_argument("--outdir", type=Path, default=None,
+                   help="output folder (default: outputs/sweep)")
+    p.add_argument("--models", nargs="+", choices=list(MODELS), default=None,
+                   help="models (default: every model except the oracle)")
+    p.add_argument("--cohorts", nargs="+", default=None, metavar="VARIANT",
+                   help="variants (default: all six)")
+    p.add_argument("--seeds", nargs="+", type=non_negative_int, default=None,
+                   help="seeds (default: every seed the tier holds)")
+    p.add_argument("--tier", choices=list(TIERS), default="small")
+    p.add_argument("--jobs", type=positive_int, default=2, help="parallel processes")
+    p.set_defaults(func=run_sweep)
+
+    p = sub.add_parser("plots", help="PNG figures from a sweep")
+    p.add_argument("--inputdir", type=Path, required=True, help="a sweep's output folder")
+    p.add_argument("--outdir", type=Path, default=None,
+                   help="figure folder (default: outputs/figures)")
+    p.set_defaults(func=run_plots)
+
+    p = sub.add_parser("baselines", help="write docs/baselines.md from a sweep")
+    p.add_argument("--inputdir", type=Path, required=True, help="a sweep's output folder")
+    p.add_argument("--out", type=Path, default=Path("docs/baselines.md"))
+    p.set_defaults(func=run_baselines)
+
+
+def _cohort_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--cohort", required=True, metavar="VARIANT", help="variant of the cohort")
+    p.add_argument("--variant", required=True, dest="model", metavar="MODEL",
+                   choices=list(MODELS), help=f"reference model: {', '.join(MODELS)}")
+    p.add_argument("--seed", type=non_negative_int, default=None,
+                   help="cohort seed (default: the tier's first seed)")
+    p.add_argument("--tier", choices=list(TIERS), default="small")
+
+
+def _check_cohorts(names: list[str]) -> None:
+    for name in names:
+        try:
+            get_variant(name)
+        except UnknownVariantError as exc:
+            raise UsageError(str(exc)) from None
+
+
+def run_run(args: argparse.Namespace) -> int:
+    from icgbench.bench.run import run_experiment
+
+    _check_cohorts([args.cohort])
+    default = Path("outputs/bench") / f"{args.cohort}__{args.model}__seed{args.seed or 0}"
+    outdir = writable_or_temp(args.outdir, default)
+    result = run_experiment(args.model, args.cohort, args.seed, args.tier, outdir)
+    print_json(result.as_json())
+    return 0
+
+
+def run_audit(args: argparse.Namespace) -> int:
+    from icgbench.bench.audit import audit
+
+    _check_cohorts([args.cohort])
+    result = audit(args.model, args.cohort, args.seed, args.tier)
+    base = ", ".join(f"{k}={_fmt(v)}" for k, v in result.base.items())
+    print(f"{result.model} on {result.cohort} seed {result.seed}: {base}")
+    columns = list(result.rows[0])
+    widths = {c: max(len(c), *(len(_fmt(r.get(c))) for r in result.rows)) for c in columns}
+    print("  ".join(c.rjust(widths[c]) for c in columns))
+    for row in result.rows:
+        print("  ".join(_fmt(row.get(c)).rjust(widths[c]) for c in columns))
+    if args.csv is not None:
+        buffer = io.StringIO()
+        writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(result.rows)
+        write_text(args.csv, buffer.getvalue())
+        print(f"wrote the audit to {args.csv}")
+    return 0
+
+
+def _fmt(value: object) -> str:
+    if value is None:
+        return "n/a"
+    if isinstance(value, float):
+        return f"{value:+.4f}" if abs(value) < 10 else f"{value:.3g}"
+    return str(value)
+
+
+def run_sweep(args: argparse.Namespace) -> int:
+    from icgbench.bench.sweep import grid, sweep
+
+    models = args.models or competitors()
+    cohorts = args.cohorts or variant_names()
+    _check_cohorts(cohorts)
+    outdir = writable_or_temp(args.outdir, Path("outputs/sweep"))
+    cells = grid(models, cohorts, args.seeds, args.tier)
+    per_seed, _, ran = sweep(cells, outdir, args.jobs)
+    print(f"{len(cells)} cells ({ran} run now, {len(cells) - ran} already finished); "
+          f"{per_seed.total_seconds.sum():.1f} s of cell time in all")
+    print(f"wrote per_seed.csv, summary.csv and sweep.json to {outdir}")
+    return 0
+
+
+def run_plots(args: argparse.Namespace) -> int:
+    import pandas as pd
+
+    from icgbench.bench.plots import draw_all
+
+    source = args.inputdir / "per_seed.csv"
+    if not source.is_file():
+        raise UsageError(f"no per_seed.csv in {args.inputdir} (run `icgbench bench sweep`)")
+    outdir = writable_or_temp(args.outdir, Path("outputs/figures"))
+    paths = draw_all(pd.read_csv(source), outdir)
+    print(f"wrote {len(paths)} figures to {outdir}: {', '.join(p.name for p in paths)}")
+    return 0
+
+
+def run_baselines(args: argparse.Namespace) -> int:
+    from icgbench.bench.baselines_doc import markdown
+
+    for name in ("summary.csv", "sweep.json"):
+        if not (args.inputdir / name).is_file():
+            raise UsageError(f"no {name} in {args.inputdir} (run `icgbench bench sweep`)")
+    write_text(args.out, markdown(args.inputdir))
+    print(f"wrote the baselines page to {args.out}")
+    return 0
 
 
 def run_list(args: argparse.Namespace) -> int:

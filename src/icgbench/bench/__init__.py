@@ -1,0 +1,1 @@
+"""The benchmark workflow around the reference models: run, audit, sweep, plots, tiers."""

@@ -1,0 +1,89 @@
+"""The normalized composite and difficulty tiers (after SpaceOmicsBench).
+
+For each headline metric, ``normalized = max(0, (score - random) / (best - random))``, with
+``best`` the metric's ideal value and ``random`` the `random` model's mean score on the same
+cohort in the same sweep. R^2 has no lower bound, and a uniform random guess sends it to
+arbitrary negative values, so for ``r2_mean`` ``random`` is the metric's chance level (0,
+predicting the mean). Categories (risk, latent, intervention, transfer) weigh equally; a
+task a model does not attempt scores 0 in its category. This composite is reported beside
+the seed's (mean of auroc, r2_mean, conformity); neither is canonical.
+
+Difficulty tier of a (cohort, task), from the best non-oracle model's normalized score:
+calibration >= 0.75 > standard >= 0.50 > advanced >= 0.25 > frontier.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+#: Category -> the per-seed columns it averages (normalized), with each metric's best value.
+CATEGORIES: dict[str, dict[str, float]] = {
+    "risk": {"risk_prediction.auroc": 1.0, "risk_prediction.auprc": 1.0},
+    "latent": {"latent_recovery.r2_mean": 1.0},
+    "intervention": {"intervention_conformity.responsive_dgp_conformity": 1.0},
+    "transfer": {"cross_host_generalization.auroc_target": 1.0},
+}
+#: Metrics without a lower bound are normalized against their chance level instead.
+CHANCE_LEVEL = {"latent_recovery.r2_mean": 0.0}
+RANDOM_MODEL = "random"
+TIERS = (("calibration", 0.75), ("standard", 0.50), ("advanced", 0.25), ("frontier", -1.0))
+
+
+def normalize(score: float, random: float, best: float) -> float:
+    """max(0, (score - random) / (best - random)); 0 for a missing score, NaN when the
+    random reference is unknown (the sweep did not run the random model)."""
+    if random is None or not np.isfinite(random) or best == random:
+        return float("nan")
+    if score is None or not np.isfinite(score):
+        return 0.0
+    return max(0.0, (score - random) / (best - random))
+
+
+def difficulty(best_normalized: float) -> str:
+    """The tier of a task from its best non-oracle normalized score."""
+    for name, threshold in TIERS:
+        if best_normalized >= threshold:
+            return name
+    return TIERS[-1][0]
+
+
+def normalized_scores(per_seed: pd.DataFrame) -> pd.DataFrame:
+    """Per (model, cohort): each category's normalized score and their mean."""
+    columns = [c for cat in CATEGORIES.values() for c in cat]
+    numeric = per_seed.reindex(columns=["model", "cohort", *columns])
+    numeric[columns] = numeric[columns].apply(pd.to_numeric, errors="coerce")
+    means = numeric.groupby(["model", "cohort"], sort=False)[columns].mean()
+    rows = {}
+    for (model, cohort), values in means.iterrows():
+        random = (means.loc[(RANDOM_MODEL, cohort)] if (RANDOM_MODEL, cohort) in means.index
+                  else None)
+        row = {}
+        for category, metrics in CATEGORIES.items():
+            parts = []
+            for metric, best in metrics.items():
+                base = CHANCE_LEVEL.get(metric)
+                if base is None:
+                    base = np.nan if random is None else random[metric]
+                parts.append(normalize(values[metric], base, best))
+            row[f"normalized_{category}"] = float(np.mean(parts))
+        row["normalized_composite"] = float(np.mean([row[f"normalized_{c}"]
+                                                     for c in CATEGORIES]))
+        rows[(model, cohort)] = row
+    frame = pd.DataFrame.from_dict(rows, orient="index")
+    frame.index = pd.MultiIndex.from_tuples(frame.index, names=["model", "cohort"])
+    return frame
+
+
+def difficulty_tiers(summary: pd.DataFrame) -> pd.DataFrame:
+    """Per (cohort, category): the best non-oracle model, its normalized score and tier."""
+    rows = []
+    candidates = summary[~summary.oracle.astype(bool) & (summary.model != RANDOM_MODEL)]
+    for cohort, group in candidates.groupby("cohort", sort=False):
+        for category in CATEGORIES:
+            column = f"normalized_{category}"
+            best = group.loc[group[column].idxmax()]
+            rows.append({"cohort": cohort, "category": category, "best_model": best.model,
+                         "normalized": float(best[column]),
+                         "tier": difficulty(float(best[column]))})
+    return pd.DataFrame(rows)

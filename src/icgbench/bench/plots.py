@@ -1,0 +1,152 @@
+"""Figures a reader would rather look at than read, drawn from a sweep's per_seed.csv."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from icgbench.generator import intervention_names
+
+HEADLINES = {
+    "summary.auroc": "AUROC (risk prediction)",
+    "summary.r2_mean": "mean R^2 (latent recovery)",
+    "summary.conformity": "responsive DGP conformity",
+    "summary.auroc_target": "AUROC on target hosts",
+}
+NOTE = "synthetic cohorts; not a statement about real agents or people"
+DPI = 120
+
+
+def _models(per_seed: pd.DataFrame) -> list[str]:
+    return list(dict.fromkeys(per_seed.model))
+
+
+def _save(fig: plt.Figure, path: Path) -> Path:
+    if fig.get_layout_engine() is not None:  # constrained layout makes room for a label
+        fig.supxlabel(NOTE, fontsize=7, color="0.4", ha="right", x=0.99)
+    else:
+        fig.text(0.99, 0.005, NOTE, ha="right", va="bottom", fontsize=7, color="0.4")
+    fig.savefig(path, dpi=DPI)
+    plt.close(fig)
+    return path
+
+
+def scores_by_variant(per_seed: pd.DataFrame, out: Path) -> Path:
+    """Grouped bars: each headline score per variant and model, error bars = sample std."""
+    cohorts = list(dict.fromkeys(per_seed.cohort))
+    models = _models(per_seed)
+    fig, axes = plt.subplots(2, 2, figsize=(13, 8.5), sharex=True)
+    width = 0.8 / len(models)
+    x = np.arange(len(cohorts))
+    for ax, (column, title) in zip(axes.flat, HEADLINES.items(), strict=True):
+        for i, model in enumerate(models):
+            rows = per_seed[per_seed.model == model]
+            g = rows.groupby("cohort")[column]
+            mean = g.mean().reindex(cohorts)
+            std = g.std(ddof=1).reindex(cohorts).fillna(0.0)
+            ax.bar(x + (i - (len(models) - 1) / 2) * width, mean, width, yerr=std,
+                   capsize=2, label=model)
+        ax.set_title(title)
+        ax.set_ylabel("score (mean over seeds)")
+        ax.axhline(0.0, color="0.5", lw=0.6)
+        ax.set_xticks(x, cohorts, rotation=25, ha="right", fontsize=8)
+        low = ax.get_ylim()[0]
+        if low < -1.05:  # keep R^2 readable: clip far-negative bars and say so
+            ax.set_ylim(-1.05, 1.05)
+            ax.text(0.01, 0.02, f"axis clipped at -1 (lowest {low:.1f})", fontsize=7,
+                    transform=ax.transAxes, color="0.3")
+    handles, labels = axes.flat[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=len(models), fontsize=8)
+    fig.suptitle("Task scores by variant and model (error bars: sample sd over seeds)")
+    fig.tight_layout(rect=(0, 0.05, 1, 0.97))
+    return _save(fig, out / "scores_by_variant.png")
+
+
+def auroc_vs_r2(per_seed: pd.DataFrame, out: Path) -> Path:
+    """The asymmetry the benchmark exists to show: prediction without mechanism."""
+    rows = per_seed.copy()
+    rows["summary.r2_mean"] = pd.to_numeric(rows["summary.r2_mean"], errors="coerce").fillna(0.0)
+    fig, ax = plt.subplots(figsize=(8, 6))
+    markers = dict(zip(dict.fromkeys(rows.cohort), "osD^vP*X", strict=False))
+    for model in _models(rows):
+        part = rows[rows.model == model]
+        g = part.groupby("cohort")[["summary.auroc", "summary.r2_mean"]].mean()
+        for cohort, values in g.iterrows():
+            ax.scatter(values["summary.r2_mean"], values["summary.auroc"], s=60,
+                       marker=markers[cohort], color=f"C{_models(rows).index(model)}",
+                       label=model if cohort == g.index[0] else None)
+    for cohort, marker in markers.items():
+        ax.scatter([], [], marker=marker, color="0.3", label=cohort)
+    ax.set_xlabel("mean R^2 of the nine states (latent recovery; 0 if not attempted)")
+    ax.set_ylabel("AUROC (risk prediction)")
+    ax.set_xlim(min(-0.05, ax.get_xlim()[0]), 1.05)
+    ax.set_title("High AUROC need not mean a recovered mechanism")
+    ax.legend(fontsize=7, ncol=2, loc="lower right")
+    ax.grid(alpha=0.3)
+    fig.tight_layout(rect=(0, 0.02, 1, 1))
+    return _save(fig, out / "auroc_vs_r2.png")
+
+
+def conformity_per_intervention(per_seed: pd.DataFrame, out: Path) -> Path:
+    """Per model: share of seeds whose risk change follows the prior's and the DGP's sign."""
+    names = intervention_names()
+    first = f"intervention_conformity.prior_conforms__{names[0]}"
+    models = [m for m in _models(per_seed) if m != "random" and first in per_seed
+              and per_seed.loc[per_seed.model == m, first].notna().any()]
+    cohorts = list(dict.fromkeys(per_seed.cohort))
+    fig, axes = plt.subplots(len(models), 2, figsize=(11, 2.1 * len(models) + 1.6),
+                             squeeze=False, sharex=True, sharey=True, layout="constrained")
+    image = None
+    for r, model in enumerate(models):
+        part = per_seed[per_seed.model == model]
+        for c, kind in enumerate(("prior", "dgp")):
+            cols = [f"intervention_conformity.{kind}_conforms__{n}" for n in names]
+            grid = part.groupby("cohort")[cols].mean().reindex(cohorts).to_numpy(float)
+            ax = axes[r, c]
+            image = ax.imshow(grid, vmin=0, vmax=1, cmap="RdYlGn", aspect="auto")
+            against = "structural prior" if kind == "prior" else "true DGP"
+            ax.set_title(f"{model}: sign of the risk change vs the {against}", fontsize=8)
+            ax.set_yticks(range(len(cohorts)), cohorts, fontsize=7)
+            ax.set_xticks(range(len(names)), [n.removeprefix("do_") for n in names],
+                          rotation=30, ha="right", fontsize=7)
+    if image is not None:
+        fig.colorbar(image, ax=axes, shrink=0.5, label="share of seeds whose sign matches")
+    fig.suptitle("Intervention conformity, per intervention: structural prior vs true DGP")
+    return _save(fig, out / "conformity_per_intervention.png")
+
+
+def transfer_gap(per_seed: pd.DataFrame, out: Path) -> Path:
+    """AUROC source minus target per variant and model (lower is better)."""
+    column = "cross_host_generalization.transfer_gap"
+    rows = per_seed.dropna(subset=[column]) if column in per_seed else per_seed.iloc[:0]
+    cohorts = list(dict.fromkeys(per_seed.cohort))
+    models = _models(rows)
+    fig, ax = plt.subplots(figsize=(11, 5))
+    width = 0.8 / max(1, len(models))
+    x = np.arange(len(cohorts))
+    for i, model in enumerate(models):
+        g = rows[rows.model == model].groupby("cohort")[column]
+        ax.bar(x + (i - (len(models) - 1) / 2) * width, g.mean().reindex(cohorts), width,
+               yerr=g.std(ddof=1).reindex(cohorts).fillna(0.0), capsize=2, label=model)
+    ax.axhline(0.0, color="0.3", lw=0.8)
+    ax.set_xticks(x, cohorts, rotation=20, ha="right", fontsize=8)
+    ax.set_ylabel("AUROC source - AUROC target")
+    ax.set_title("Transfer gap under a shifted host distribution (no refitting)")
+    ax.legend(fontsize=8)
+    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    return _save(fig, out / "transfer_gap.png")
+
+
+FIGURES = (scores_by_variant, auroc_vs_r2, conformity_per_intervention, transfer_gap)
+
+
+def draw_all(per_seed: pd.DataFrame, out: Path) -> list[Path]:
+    """Every figure, written as PNG into ``out``."""
+    out.mkdir(parents=True, exist_ok=True)
+    return [figure(per_seed, out) for figure in FIGURES]

@@ -1,0 +1,41 @@
+"""random: seeded uniform predictions for every block (the random baseline)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from icgbench.generator import intervention_names
+from icgbench.models.base import CohortData, ReferenceModel, rounded
+from icgbench.models.seeding import model_rng
+from icgbench.vocabulary import STATES
+
+
+class RandomModel(ReferenceModel):
+    name = "random"
+    description = ("Uniform random probabilities for every block; each state drawn at random "
+                   "from the train split's values. The floor every model is measured against.")
+    blocks = ("risk_prediction", "latent_recovery", "intervention_conformity",
+              "cross_host_generalization")
+
+    def fit(self, data: CohortData) -> None:
+        end = data.end_states()
+        self.values = {s: end[s].to_numpy() for s in STATES}
+
+    def predict(self, data: CohortData) -> dict[str, Any]:
+        rng = model_rng(self.name, data.variant, data.seed)
+        test, target = data.ids("test"), data.ids("target_test")
+        n = len(test)
+        return {
+            "risk_prediction": {"subject_id": test, "proba": rounded(rng.random(n))},
+            "latent_recovery": {"subject_id": test, "states": {
+                s: rounded(rng.choice(values, n)) for s, values in self.values.items()}},
+            "intervention_conformity": {
+                "subject_id": test, "proba": rounded(rng.random(n)),
+                "interventions": {d: rounded(rng.random(n)) for d in intervention_names()},
+            },
+            "cross_host_generalization": {"subject_id": target,
+                                          "proba": rounded(rng.random(len(target)))},
+        }
+
+
+MODEL = RandomModel

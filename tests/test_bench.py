@@ -1,0 +1,126 @@
+"""The bench workflow: run, audit, sweep (resumable), plots, normalized scores, baselines."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from icgbench.bench.baselines_doc import markdown
+from icgbench.bench.normalize import difficulty, normalize
+from icgbench.bench.plots import draw_all
+from icgbench.bench.sweep import grid, sweep
+from icgbench.cli import main
+
+
+@pytest.fixture(scope="module")
+def small_sweep(tmp_path_factory):
+    out = tmp_path_factory.mktemp("sweep")
+    cells = grid(["random", "logistic_direct", "mbcnet_sign_constrained"],
+                 ["misspecified_signs", "nonlinear_obs"], None, "small")
+    per_seed, summary, ran = sweep(cells, out, jobs=2)
+    return out, per_seed, summary, ran
+
+
+def test_sweep_writes_per_seed_and_summary(small_sweep):
+    out, per_seed, summary, ran = small_sweep
+    assert ran == 6 and len(per_seed) == 6
+    for column in ("generate_seconds", "fit_seconds", "score_seconds", "total_seconds",
+                   "risk_prediction.auroc", "summary.composite"):
+        assert column in per_seed.columns
+    assert (per_seed.total_seconds > 0).all()
+    assert set(summary.columns) >= {"n_seeds", "summary.auroc_mean", "summary.auroc_std",
+                                    "normalized_composite", "total_seconds"}
+    assert (out / "per_seed.csv").read_text() == per_seed.to_csv(index=False)
+    assert json.loads((out / "sweep.json").read_text())["cells"] == 6
+    rnd = summary[summary.model == "random"]
+    assert (rnd.normalized_composite == 0.0).all()
+
+
+def test_sweep_resumes_without_recomputing(small_sweep):
+    out, per_seed, _, _ = small_sweep
+    cells = grid(["random", "logistic_direct", "mbcnet_sign_constrained"],
+                 ["misspecified_signs", "nonlinear_obs"], None, "small")
+    stamps = {p: p.stat().st_mtime_ns for p in out.glob("cells/**/report.json")}
+    again, _, ran = sweep(cells, out, jobs=2)
+    assert ran == 0
+    assert stamps == {p: p.stat().st_mtime_ns for p in out.glob("cells/**/report.json")}
+    pd.testing.assert_frame_equal(again, per_seed)
+
+
+def test_plots_are_written_and_non_empty(small_sweep, tmp_path):
+    _, per_seed, _, _ = small_sweep
+    paths = draw_all(per_seed, tmp_path)
+    assert {p.name for p in paths} == {"scores_by_variant.png", "auroc_vs_r2.png",
+                                       "conformity_per_intervention.png", "transfer_gap.png"}
+    for p in paths:
+        data = p.read_bytes()
+        assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20_000
+
+
+def test_baselines_page_has_tables_and_tiers(small_sweep):
+    out, _, summary, _ = small_sweep
+    text = markdown(out)
+    assert "## `misspecified_signs`" in text and "## Difficulty tiers" in text
+    assert "synthetic" in text
+    row = next(line for line in text.splitlines() if line.startswith("| logistic_direct"))
+    auroc = summary[(summary.model == "logistic_direct")
+                    & (summary.cohort == "misspecified_signs")]["summary.auroc_mean"].iloc[0]
+    assert f"{auroc:.3f}" in row
+
+
+def test_normalize_and_difficulty():
+    assert normalize(0.75, 0.5, 1.0) == 0.5
+    assert normalize(0.4, 0.5, 1.0) == 0.0  # floored at zero
+    assert normalize(None, 0.5, 1.0) == 0.0  # not attempted
+    assert math.isnan(normalize(0.9, float("nan"), 1.0))  # no random reference
+    assert [difficulty(x) for x in (0.9, 0.75, 0.6, 0.3, 0.1)] == [
+        "calibration", "calibration", "standard", "advanced", "frontier"]
+
+
+def test_bench_run_prints_one_json_document_with_timings(tmp_path, capsys):
+    assert main(["bench", "run", "--cohort", "linear_lowhet", "--variant", "logistic_direct",
+                 "--outdir", str(tmp_path)]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert set(doc["wall_clock_seconds"]) == {"generate", "fit", "predict", "write", "score",
+                                              "total"}
+    assert Path(doc["submission"]).is_file() and Path(doc["report"]).is_file()
+    assert doc["summary"]["auroc"] > 0.6
+
+
+def test_bench_audit_lists_signs_and_relaxations(tmp_path, capsys):
+    csv_path = tmp_path / "audit.csv"
+    assert main(["bench", "audit", "--cohort", "misspecified_signs", "--variant",
+                 "mbcnet_sign_constrained", "--csv", str(csv_path)]) == 0
+    out = capsys.readouterr().out
+    assert f"wrote the audit to {csv_path}" in out
+    audit = pd.read_csv(csv_path).set_index("state")
+    assert audit.loc["epigenetic_age", "prior_sign"] == 1
+    assert audit.loc["epigenetic_age", "dgp_sign"] == -1
+    assert audit.loc["epigenetic_age", "fitted_sign"] == 1
+    assert audit.loc["epigenetic_age", "relaxed_coefficient"] < 0  # the data want the DGP sign
+    assert audit.loc["epigenetic_age", "change_dgp_conformity"] > 0
+    assert main(["bench", "audit", "--cohort", "linear_lowhet", "--variant", "random"]) == 2
+
+
+def test_unwritable_default_falls_back_to_a_temporary_folder(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "outputs").write_text("a file where the default folder would go")
+    assert main(["bench", "run", "--cohort", "linear_lowhet", "--variant", "random"]) == 0
+    captured = capsys.readouterr()
+    assert "writing to" in captured.err and "instead" in captured.err
+    doc = json.loads(captured.out)
+    assert not doc["submission"].startswith(str(tmp_path))
+    assert os.path.isfile(doc["submission"])
+
+
+def test_demo_prints_the_table_and_where_files_went(tmp_path, capsys):
+    assert main(["demo", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "mbcnet_v0_1" in out and "random" in out and "responsive DGP conformity" in out
+    assert out.strip().endswith(f"wrote the demo's submissions and reports to {tmp_path}")
+    assert (tmp_path / "mbcnet_v0_1" / "report.json").is_file()

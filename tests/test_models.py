@@ -1,0 +1,105 @@
+"""Reference models: real submissions, honest ordering, the oracle ceiling, no truth read."""
+
+from __future__ import annotations
+
+import functools
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from icgbench.errors import UsageError
+from icgbench.generator import variant_names
+from icgbench.models import MODELS, CohortData, competitors, get_model
+from icgbench.scorer import ScoreReport, score
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@functools.lru_cache(maxsize=64)
+def _report(model: str, variant: str) -> ScoreReport:
+    data = CohortData.load(variant)
+    m = get_model(model)
+    m.fit(data)
+    return score(m.submission(data))
+
+
+def test_registry_holds_the_reference_models():
+    assert list(MODELS) == ["random", "logistic_direct", "mbcnet_v0_1",
+                            "mbcnet_sign_constrained", "oracle"]
+    assert competitors() == ["random", "logistic_direct", "mbcnet_v0_1",
+                             "mbcnet_sign_constrained"]
+    with pytest.raises(UsageError, match="unknown model"):
+        get_model("nope")
+
+
+@pytest.mark.parametrize("model", list(MODELS))
+def test_every_model_submits_what_it_declares(model):
+    report = _report(model, "partial_observability")
+    declared = set(MODELS[model].blocks)
+    graded = set(report.document["tasks"])
+    assert graded <= {"risk_prediction", "latent_recovery", "intervention_conformity",
+                      "cross_host_generalization"}
+    assert ("latent_recovery" in graded) == ("latent_recovery" in declared)
+    assert report.document["model"]["name"] == model
+    assert report.document["model"].get("oracle", False) == MODELS[model].oracle
+
+
+@pytest.mark.parametrize("variant", variant_names())
+def test_mbcnet_beats_random_clearly_on_every_variant(variant):
+    mb, rnd = _report("mbcnet_v0_1", variant), _report("random", variant)
+    assert mb.summary["auroc"] > rnd.summary["auroc"] + 0.15
+    assert mb.summary["auroc"] > 0.7
+    assert mb.summary["r2_mean"] > 0.6 > rnd.summary["r2_mean"] + 1.0
+
+
+@pytest.mark.parametrize("variant", ["linear_lowhet", "misspecified_signs_v2"])
+def test_oracle_scores_perfectly_where_perfection_is_defined(variant):
+    report = _report("oracle", variant)
+    lr = report.metrics("latent_recovery")
+    ic = report.metrics("intervention_conformity")
+    assert lr["r2_mean"] == pytest.approx(1.0, abs=1e-9)
+    assert ic["dgp_conformity"] == 1.0 and ic["responsive_dgp_conformity"] == 1.0
+    assert ic["pehe"] < 1e-6 and ic["ate_mae"] < 1e-6
+    assert report.summary["auroc"] >= _report("mbcnet_v0_1", variant).summary["auroc"] - 0.01
+
+
+def test_sign_constraints_are_exposed_by_the_misspecified_cohort():
+    report = _report("mbcnet_sign_constrained", "misspecified_signs")
+    ic = report.metrics("intervention_conformity")
+    assert ic["prior_conformity"] == 1.0
+    assert ic["dgp_conformity"] < ic["prior_conformity"]
+    details = report.document["tasks"]["intervention_conformity"]["details"]["interventions"]
+    reset = details["do_epigenetic_memory_reset"]
+    assert reset["prior_conforms"] and not reset["dgp_conforms"]
+
+
+def test_direct_model_predicts_without_a_mechanism():
+    report = _report("logistic_direct", "linear_lowhet")
+    assert report.summary["auroc"] > 0.7
+    assert report.summary["r2_mean"] is None  # no latent block: nothing recovered
+
+
+def test_models_never_read_a_truth_resource(tmp_path, monkeypatch):
+    release = tmp_path / "release"
+    release.mkdir()
+    shutil.copy(ROOT / "datapackage.json", release / "datapackage.json")
+    descriptor = json.loads((ROOT / "datapackage.json").read_text())
+    public = [r for r in descriptor["resources"] if r["icgbench:role"] == "public"
+              and r["icgbench:variant"] == "nonlinear_obs"]
+    for r in public:
+        target = release / r["path"]
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(ROOT / r["path"], target)
+    truth_files = [r for r in descriptor["resources"] if r["icgbench:role"] == "truth"]
+    assert not any((release / r["path"]).exists() for r in truth_files)
+    monkeypatch.setenv("ICGBENCH_HOME", str(release))
+    data = CohortData.load("nonlinear_obs")
+    for name in competitors():
+        model = get_model(name)
+        model.fit(data)
+        submission = model.submission(data)
+        assert submission["risk_prediction"]["subject_id"]
+    with pytest.raises(UsageError, match="missing release file"):
+        get_model("oracle").fit(data)  # the oracle reads the truth, so it cannot here
