@@ -99,7 +99,8 @@ def test_order_of_subjects_does_not_matter():
 
 def test_only_attempted_tasks_are_graded():
     doc = template()
-    for block in ("latent_recovery", "intervention_conformity", "cross_host_generalization"):
+    for block in ("latent_recovery", "intervention_conformity", "cross_host_generalization",
+                  "structure_recovery"):
         del doc[block]
     report = score(doc)
     assert list(report.document["tasks"]) == ["risk_prediction"]
@@ -122,11 +123,11 @@ def test_schema_errors_name_the_json_path():
 def test_no_block_is_one_clear_error():
     doc = template()
     for block in ("risk_prediction", "latent_recovery", "intervention_conformity",
-                  "cross_host_generalization"):
+                  "cross_host_generalization", "structure_recovery"):
         del doc[block]
     assert errors_of(doc) == ["$: at least one task block is required (risk_prediction, "
                               "latent_recovery, intervention_conformity, "
-                              "cross_host_generalization)"]
+                              "cross_host_generalization, structure_recovery)"]
 
 
 def test_error_list_is_bounded():
@@ -286,7 +287,8 @@ def test_template_command_writes_a_valid_submission(tmp_path, capsys):
 
 def test_a_block_no_task_can_grade_is_invalid():
     doc = template()
-    for block in ("risk_prediction", "latent_recovery", "intervention_conformity"):
+    for block in ("risk_prediction", "latent_recovery", "intervention_conformity",
+                  "structure_recovery"):
         del doc[block]
     assert errors_of(doc) == [
         "$.cross_host_generalization: no task can grade this block without risk_prediction "

@@ -63,7 +63,7 @@ def mutated(draw):
     return doc
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                    HealthCheck.data_too_large])
 @given(mutated())
 def test_mutated_submissions_are_scored_or_rejected(doc):

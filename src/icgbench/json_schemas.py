@@ -13,6 +13,7 @@ from typing import Any
 from icgbench.atomic import write_text
 from icgbench.contract import dumps
 from icgbench.generator.interventions import intervention_names
+from icgbench.generator.mechanism import graph_nodes
 from icgbench.generator.variants import variant_names
 from icgbench.vocabulary import STATES
 
@@ -28,7 +29,7 @@ MODEL_NAME = "^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
 TIERS = ["small", "full"]
 #: Submission blocks, in the order tasks consume them.
 BLOCKS = ["risk_prediction", "latent_recovery", "intervention_conformity",
-          "cross_host_generalization"]
+          "cross_host_generalization", "structure_recovery"]
 
 
 def _array(items: dict[str, Any], description: str) -> dict[str, Any]:
@@ -73,7 +74,7 @@ def submission_schema() -> dict[str, Any]:
         "required": ["schema_version", "data_version", "tier", "variant", "variant_hash",
                      "seed", "model"],
         "additionalProperties": False,
-        "anyOf": [{"required": [block]} for block in BLOCKS],
+        "anyOf": [{"properties": {block: {}}, "required": [block]} for block in BLOCKS],
         "properties": {
             "schema_version": {"const": SUBMISSION_VERSION,
                                "description": "Version of this schema."},
@@ -126,6 +127,20 @@ def submission_schema() -> dict[str, Any]:
                 "the same fitted model as risk_prediction (no refitting).",
                 "properties": {"subject_id": ids, "proba": probabilities},
             },
+            "structure_recovery": {
+                "type": "object", "additionalProperties": False,
+                "required": ["source", "target", "score"],
+                "description": "Scored directed edges over the public nodes (higher = more "
+                "confident); pairs left out are not predicted; no self-loops, each ordered pair "
+                "at most once. Optional k: the sparsity the model commits to (its K* from its "
+                "calibration-cohort submission).",
+                "properties": {
+                    "source": {"type": "array", "items": {"$ref": "#/definitions/node"}},
+                    "target": {"type": "array", "items": {"$ref": "#/definitions/node"}},
+                    "score": {"type": "array", "items": {"type": "number"}},
+                    "k": {"type": "integer", "minimum": 1},
+                },
+            },
         },
         "definitions": {
             "subject_ids": _array({"type": "string", "pattern": ID_PATTERN},
@@ -133,6 +148,8 @@ def submission_schema() -> dict[str, Any]:
             "probabilities": _array({"type": "number", "minimum": 0, "maximum": 1},
                                     "Probabilities in [0, 1], parallel to subject_id."),
             "numbers": _array({"type": "number"}, "Finite numbers, parallel to subject_id."),
+            "node": {"enum": [name for name, _ in graph_nodes()],
+                     "description": "A public node: a KCC assay column, a state, or event."},
             "model": model_schema(),
         },
     }

@@ -15,6 +15,7 @@ import pyarrow.compute as pc
 from icgbench import contract
 from icgbench.data import default_seed, load_arrow, tier_descriptor
 from icgbench.generator import get_variant, intervention_names
+from icgbench.generator.mechanism import graph_nodes
 from icgbench.vocabulary import STATES
 
 
@@ -59,4 +60,13 @@ def build_template(variant: str, seed: int | None = None, tier: str = "small",
             "interventions": {name: [rate] * n for name in intervention_names()},
         },
         "cross_host_generalization": {"subject_id": ids["target_test"], "proba": [rate] * m},
+        "structure_recovery": _constant_graph(),
     }
+
+
+def _constant_graph() -> dict[str, list[Any]]:
+    """Every ordered pair of public nodes with the same score (no information)."""
+    nodes = [name for name, _ in graph_nodes()]
+    pairs = [(s, t) for s in nodes for t in nodes if s != t]
+    return {"source": [s for s, _ in pairs], "target": [t for _, t in pairs],
+            "score": [0.0] * len(pairs)}

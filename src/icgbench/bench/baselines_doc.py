@@ -19,6 +19,9 @@ COLUMNS = {
     "summary.conformity": "conformity",
     "summary.auroc_target": "AUROC target",
     "summary.transfer_gap": "gap",
+    "structure_recovery.directed_f1": "F1 at K*",
+    "structure_recovery.shd": "SHD at K*",
+    "structure_recovery.orientation_score": "orientation",
     "summary.composite": "seed composite",
     "normalized_composite": "normalized",
 }

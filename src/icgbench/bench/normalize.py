@@ -4,8 +4,9 @@ For each headline metric, ``normalized = max(0, (score - random) / (best - rando
 ``best`` the metric's ideal value and ``random`` the `random` model's mean score on the same
 cohort in the same sweep. R^2 has no lower bound, and a uniform random guess sends it to
 arbitrary negative values, so for ``r2_mean`` ``random`` is the metric's chance level (0,
-predicting the mean). Categories (risk, latent, intervention, transfer) weigh equally; a
-task a model does not attempt scores 0 in its category. This composite is reported beside
+predicting the mean). Categories (risk, latent, intervention, transfer, structure) weigh
+equally; a task a model does not attempt scores 0 in its category. Structure is graded at
+each model's calibrated K*. This composite is reported beside
 the seed's (mean of auroc, r2_mean, conformity); neither is canonical.
 
 Difficulty tier of a (cohort, task), from the best non-oracle model's normalized score:
@@ -23,6 +24,8 @@ CATEGORIES: dict[str, dict[str, float]] = {
     "latent": {"latent_recovery.r2_mean": 1.0},
     "intervention": {"intervention_conformity.responsive_dgp_conformity": 1.0},
     "transfer": {"cross_host_generalization.auroc_target": 1.0},
+    "structure": {"structure_recovery.directed_f1": 1.0,
+                  "structure_recovery.orientation_score": 1.0},
 }
 #: Metrics without a lower bound are normalized against their chance level instead.
 CHANCE_LEVEL = {"latent_recovery.r2_mean": 0.0}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import matplotlib
@@ -143,10 +144,62 @@ def transfer_gap(per_seed: pd.DataFrame, out: Path) -> Path:
     return _save(fig, out / "transfer_gap.png")
 
 
+def structure_sensitivity(curves: dict[str, dict[str, list[float]]], calibration: str,
+                          out: Path) -> Path:
+    """F1 and SHD against K on the calibration cohort, each model's K* marked."""
+    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.8))
+    for i, (model, curve) in enumerate(curves.items()):
+        k = np.asarray(curve["k"])
+        f1 = np.asarray(curve["directed_f1"])
+        shd = np.asarray(curve["shd"])
+        star = int(k[int(np.argmax(f1))])
+        color = f"C{i}"
+        left.plot(k, f1, color=color, label=f"{model} (K* = {star})")
+        right.plot(k, shd, color=color, label=model)
+        for ax, values in ((left, f1), (right, shd)):
+            ax.axvline(star, color=color, ls=":", lw=1)
+            ax.plot([star], [values[star - 1]], "o", color=color)
+    left.set_xlabel("K (edges kept)")
+    left.set_ylabel("directed F1 (higher is better)")
+    right.set_xlabel("K (edges kept)")
+    right.set_ylabel("SHD, reversal = 1 (lower is better)")
+    left.set_title("F1 against K")
+    right.set_title("SHD against K")
+    left.legend(fontsize=8)
+    fig.suptitle(f"Structure recovery: sensitivity curves on the calibration cohort "
+                 f"({calibration}); dotted lines mark each model's K*")
+    fig.tight_layout(rect=(0, 0.03, 1, 0.95))
+    return _save(fig, out / "structure_sensitivity.png")
+
+
+def calibration_curves(inputdir: Path, per_seed: pd.DataFrame
+                       ) -> tuple[dict[str, dict[str, list[float]]], str]:
+    """Each structure model's sensitivity curve on the sweep's calibration cohort."""
+    from icgbench.data import tier_descriptor
+
+    column = "structure_recovery.k"
+    if column not in per_seed or per_seed[column].isna().all():
+        return {}, ""
+    tier = str(per_seed.tier.iloc[0])
+    variant, seed = tier_descriptor(tier).calibration_cohort
+    curves = {}
+    for model in _models(per_seed[per_seed[column].notna()]):
+        report = inputdir / "cells" / model / f"{variant}__seed{seed}" / "report.json"
+        if report.is_file():
+            doc = json.loads(report.read_text())
+            curves[model] = doc["tasks"]["structure_recovery"]["details"]["curve"]
+    return curves, f"{variant} seed {seed}, {tier} tier"
+
+
 FIGURES = (scores_by_variant, auroc_vs_r2, conformity_per_intervention, transfer_gap)
 
 
-def draw_all(per_seed: pd.DataFrame, out: Path) -> list[Path]:
-    """Every figure, written as PNG into ``out``."""
+def draw_all(per_seed: pd.DataFrame, out: Path, inputdir: Path | None = None) -> list[Path]:
+    """Every figure, written as PNG into ``out`` (structure curves need the sweep folder)."""
     out.mkdir(parents=True, exist_ok=True)
-    return [figure(per_seed, out) for figure in FIGURES]
+    paths = [figure(per_seed, out) for figure in FIGURES]
+    if inputdir is not None:
+        curves, calibration = calibration_curves(inputdir, per_seed)
+        if curves:
+            paths.append(structure_sensitivity(curves, calibration, out))
+    return paths

@@ -37,8 +37,12 @@ class RunResult:
 
 
 def run_experiment(model_name: str, cohort: str, seed: int | None, tier: str, outdir: Path,
-                   root: Path | None = None, compress: bool = False) -> RunResult:
-    """Fit, predict, write ``submission.json[.gz]``, score, write ``report.json``."""
+                   root: Path | None = None, compress: bool = False,
+                   structure_k: int | None = None) -> RunResult:
+    """Fit, predict, write ``submission.json[.gz]``, score, write ``report.json``.
+
+    ``structure_k`` grades structure_recovery at the model's calibrated K*.
+    """
     start = time.perf_counter()
     data = CohortData.load(cohort, seed, tier, root)
     t_load = time.perf_counter()
@@ -55,7 +59,7 @@ def run_experiment(model_name: str, cohort: str, seed: int | None, tier: str, ou
         path = outdir / "submission.json"
         write_text(path, text)
     t_write = time.perf_counter()
-    report = score(path, root=root)
+    report = score(path, root=root, structure_k=structure_k)
     report_path = outdir / "report.json"
     write_text(report_path, report.to_json())
     t_score = time.perf_counter()

@@ -4,6 +4,11 @@ Each finished cell leaves ``cells/<model>/<cohort>__seed<k>/cell.json`` beside i
 submission and report; a rerun skips those cells. The sweep writes ``per_seed.csv`` (every
 metric and the timings of every cell), ``summary.csv`` (mean and sample standard deviation
 over seeds per model and cohort, normalized scores, runtime) and ``sweep.json``.
+
+Structure recovery follows the calibration protocol: the cells on the release's
+calibration cohort run first, each model's K* is read from its result there, and every
+other cell of that model is graded at that K*. Without the calibration cohort in the grid,
+cells are graded at their own best K and marked ``structure_recovery.calibrated = 0``.
 """
 
 from __future__ import annotations
@@ -57,14 +62,18 @@ def report_row(report: dict[str, Any]) -> dict[str, Any]:
     return row
 
 
-def _run_cell(cell: Cell, outdir: str, root: str | None) -> dict[str, Any]:
+def _run_cell(cell: Cell, outdir: str, root: str | None, structure_k: int | None,
+              calibrated: bool) -> dict[str, Any]:
     folder = cell.folder(Path(outdir))
     result = run_experiment(cell.model, cell.cohort, cell.seed, cell.tier, folder,
-                            Path(root) if root else None, compress=True)
+                            Path(root) if root else None, compress=True,
+                            structure_k=structure_k)
     row = {"model": cell.model, "cohort": cell.cohort, "seed": cell.seed, "tier": cell.tier,
            "oracle": bool(result.report.document["model"].get("oracle", False)),
            **report_row(result.report.document),
            **{f"{k}_seconds": v for k, v in result.seconds.items() if f"{k}_seconds" in TIMINGS}}
+    if "structure_recovery.k" in row:
+        row["structure_recovery.calibrated"] = int(calibrated)
     write_text(folder / "cell.json", json.dumps(row, indent=1, allow_nan=False) + "\n")
     return row
 
@@ -91,22 +100,39 @@ def grid(models: Iterable[str], cohorts: Iterable[str], seeds: Iterable[int] | N
     return cells
 
 
+def _run_cells(todo: list[Cell], rows: dict[Cell, Any], outdir: Path, jobs: int,
+               root: Path | None, k_star: dict[str, int], label: str,
+               calibration: tuple[str, int] | None) -> None:
+    root_arg = str(root) if root else None
+
+    def args(c: Cell) -> tuple:
+        on_calibration = (c.cohort, c.seed) == calibration
+        return (c, str(outdir), root_arg, k_star.get(c.model),
+                on_calibration or c.model in k_star)
+
+    if jobs > 1 and len(todo) > 1:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            futures = {pool.submit(_run_cell, *args(c)): c for c in todo}
+            for future in track(as_completed(futures), len(futures), label):
+                rows[futures[future]] = future.result()
+    else:
+        for c in track(todo, len(todo), label):
+            rows[c] = _run_cell(*args(c))
+
+
 def sweep(cells: list[Cell], outdir: Path, jobs: int = 1, root: Path | None = None
           ) -> tuple[pd.DataFrame, pd.DataFrame, int]:
     """Run every unfinished cell; return (per_seed, summary, cells run now)."""
     start = time.perf_counter()
     rows = {c: _finished(c, outdir) for c in cells}
     todo = [c for c, row in rows.items() if row is None]
-    if todo:
-        root_arg = str(root) if root else None
-        if jobs > 1:
-            with ProcessPoolExecutor(max_workers=jobs) as pool:
-                futures = {pool.submit(_run_cell, c, str(outdir), root_arg): c for c in todo}
-                for future in track(as_completed(futures), len(futures), "sweep"):
-                    rows[futures[future]] = future.result()
-        else:
-            for c in track(todo, len(todo), "sweep"):
-                rows[c] = _run_cell(c, str(outdir), root_arg)
+    calibration = tier_descriptor(cells[0].tier, root).calibration_cohort if cells else None
+    first = [c for c in todo if (c.cohort, c.seed) == calibration]
+    _run_cells(first, rows, outdir, jobs, root, {}, "sweep: calibration cohort", calibration)
+    k_star = {c.model: int(rows[c]["structure_recovery.k"]) for c in cells
+              if (c.cohort, c.seed) == calibration and "structure_recovery.k" in rows[c]}
+    rest = [c for c in todo if c not in first]
+    _run_cells(rest, rows, outdir, jobs, root, k_star, "sweep", calibration)
     per_seed = _frame([rows[c] for c in cells])
     summary = summarize(per_seed)
     write_text(outdir / "per_seed.csv", per_seed.to_csv(index=False))

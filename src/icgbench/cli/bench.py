@@ -154,7 +154,7 @@ def run_plots(args: argparse.Namespace) -> int:
     if not source.is_file():
         raise UsageError(f"no per_seed.csv in {args.inputdir} (run `icgbench bench sweep`)")
     outdir = writable_or_temp(args.outdir, Path("outputs/figures"))
-    paths = draw_all(pd.read_csv(source), outdir)
+    paths = draw_all(pd.read_csv(source), outdir, args.inputdir)
     print(f"wrote {len(paths)} figures to {outdir}: {', '.join(p.name for p in paths)}")
     return 0
 

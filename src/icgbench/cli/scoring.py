@@ -32,6 +32,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     _common(p)
     p.add_argument("--out", type=Path, default=None,
                    help="report file (default: <submission>.report.json beside it)")
+    p.add_argument("--structure-k", type=positive_int, default=None,
+                   help="grade structure_recovery at this K (your K* from the calibration "
+                   "cohort); default: the block's k, else this cohort's own best K")
     p.set_defaults(func=run_score)
 
     sub = commands.add_parser("submission", help="submission helpers")
@@ -93,7 +96,8 @@ def _default_report_path(file: Path) -> Path:
 
 def run_score(args: argparse.Namespace) -> int:
     try:
-        report = score(args.file, tier=args.tier, max_bytes=args.max_bytes)
+        report = score(args.file, tier=args.tier, max_bytes=args.max_bytes,
+                       structure_k=args.structure_k)
     except SubmissionInvalid as exc:
         return _invalid(args, exc)
     out = args.out or _default_report_path(args.file)

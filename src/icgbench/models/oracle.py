@@ -1,8 +1,9 @@
 """oracle: reads the truth on purpose; the ceiling, never a leaderboard competitor.
 
-It submits the true event probabilities, the true end-of-follow-up states and the true
-counterfactual risks, and is marked ``oracle: true`` in every submission, report and
-table. It checks that a perfect submission scores perfectly where perfection is defined.
+It submits the true event probabilities, the true end-of-follow-up states, the true
+counterfactual risks and the true graph, and is marked ``oracle: true`` in every
+submission, report and table. It checks that a perfect submission scores perfectly where
+perfection is defined.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ class Oracle(ReferenceModel):
     name = "oracle"
     description = "Reads the truth: true risks, true states, true counterfactual risks."
     blocks = ("risk_prediction", "latent_recovery", "intervention_conformity",
-              "cross_host_generalization")
+              "cross_host_generalization", "structure_recovery")
     oracle = True
 
     def fit(self, data: CohortData) -> None:
@@ -30,6 +31,8 @@ class Oracle(ReferenceModel):
         states = truth("test_states")
         self.states = states[states.month == states.month.max()]
         self.counterfactual = truth("counterfactual_risks")
+        self.graph = load_table(data.variant, "graph", data.seed, data.tier, role="truth",
+                                root=data.root)
 
     def predict(self, data: CohortData) -> dict[str, Any]:
         test, target = data.ids("test"), data.ids("target_test")
@@ -46,6 +49,9 @@ class Oracle(ReferenceModel):
             },
             "cross_host_generalization": {
                 "subject_id": target, "proba": rounded(self.outcomes.loc[target, "true_risk"])},
+            "structure_recovery": {"source": self.graph.source.tolist(),
+                                   "target": self.graph.target.tolist(),
+                                   "score": [1.0] * len(self.graph)},
         }
 
 

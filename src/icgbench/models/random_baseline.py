@@ -6,6 +6,7 @@ from typing import Any
 
 from icgbench.generator import intervention_names
 from icgbench.models.base import CohortData, ReferenceModel, rounded
+from icgbench.models.node_values import node_names
 from icgbench.models.seeding import model_rng
 from icgbench.vocabulary import STATES
 
@@ -15,7 +16,7 @@ class RandomModel(ReferenceModel):
     description = ("Uniform random probabilities for every block; each state drawn at random "
                    "from the train split's values. The floor every model is measured against.")
     blocks = ("risk_prediction", "latent_recovery", "intervention_conformity",
-              "cross_host_generalization")
+              "cross_host_generalization", "structure_recovery")
 
     def fit(self, data: CohortData) -> None:
         end = data.end_states()
@@ -24,6 +25,8 @@ class RandomModel(ReferenceModel):
     def predict(self, data: CohortData) -> dict[str, Any]:
         rng = model_rng(self.name, data.variant, data.seed)
         test, target = data.ids("test"), data.ids("target_test")
+        nodes = node_names()
+        pairs = [(s, t) for s in nodes for t in nodes if s != t]
         n = len(test)
         return {
             "risk_prediction": {"subject_id": test, "proba": rounded(rng.random(n))},
@@ -35,6 +38,9 @@ class RandomModel(ReferenceModel):
             },
             "cross_host_generalization": {"subject_id": target,
                                           "proba": rounded(rng.random(len(target)))},
+            "structure_recovery": {"source": [s for s, _ in pairs],
+                                   "target": [t for _, t in pairs],
+                                   "score": rounded(rng.random(len(pairs)))},
         }
 
 

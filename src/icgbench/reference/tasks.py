@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import inspect
 
-from icgbench.tasks import TASKS
+from icgbench.tasks import TASKS, graph_metrics
 from icgbench.tasks.base import Metric
 from icgbench.tasks.blocks import BLOCK_SPLITS
 
@@ -57,6 +57,8 @@ def markdown() -> str:
             out.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
         out.append("")
     out.append(SUMMARY)
+    out.append("## Structure recovery conventions\n")
+    out.append(inspect.cleandoc(graph_metrics.__doc__ or "").split("\n\n", 1)[1] + "\n")
     return "\n".join(out)
 
 

@@ -136,6 +136,12 @@ class Descriptor:
     def cohorts(self) -> list[dict[str, Any]]:
         return list(self.document["icgbench:cohorts"])
 
+    @property
+    def calibration_cohort(self) -> tuple[str, int]:
+        """(variant, seed) on which structure_recovery's K* is chosen."""
+        c = self.document["icgbench:calibration_cohort"]
+        return c["variant"], int(c["seed"])
+
     def fingerprint(self) -> str:
         """SHA-256 over every resource's name and content digest: names the exact data."""
         import hashlib
@@ -190,6 +196,11 @@ def build_document(tier: Tier, cohorts: list[dict[str, Any]],
         "icgbench:tier": tier.name,
         "icgbench:synthetic": True,
         "icgbench:cohorts": cohorts,
+        "icgbench:calibration_cohort": {
+            "variant": tier.calibration[0], "seed": tier.calibration[1],
+            "purpose": "structure_recovery: each model's K* (the K maximising directed F1) "
+            "is chosen on its submission for this cohort and applied unchanged to the others",
+        },
         **(extra or {}),
         "resources": resources,
     }

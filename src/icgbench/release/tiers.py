@@ -22,6 +22,8 @@ class Tier:
     sizes: dict[str, int] = field(hash=False)
     committed: bool
     description: str
+    #: (variant, seed) of the cohort on which models choose structure_recovery's K*.
+    calibration: tuple[str, int] = ("linear_lowhet", 0)
 
     @property
     def descriptor_path(self) -> str:
@@ -52,6 +54,7 @@ TIERS: dict[str, Tier] = {
         committed=False,
         description="Three seeds per variant, 5,000 subjects per cohort; its descriptor is "
         "committed, its files are built locally (icgbench data build) or downloaded.",
+        calibration=("linear_lowhet", 1),
     ),
 }
 

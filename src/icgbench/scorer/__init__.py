@@ -117,10 +117,16 @@ def task_blocks() -> list[str]:
 
 
 def score(source: str | Path | dict[str, Any] | bytes, *, tier: str | None = None,
-          root: Path | None = None, max_bytes: int = parse.DEFAULT_MAX_BYTES) -> ScoreReport:
-    """Validate and grade a submission (a path, a parsed dict or raw bytes)."""
+          root: Path | None = None, max_bytes: int = parse.DEFAULT_MAX_BYTES,
+          structure_k: int | None = None) -> ScoreReport:
+    """Validate and grade a submission (a path, a parsed dict or raw bytes).
+
+    ``structure_k`` grades structure_recovery at that K (a model's calibrated K*).
+    """
     start = time.perf_counter()
     v = validate(source, tier=tier, root=root, max_bytes=max_bytes)
+    if structure_k is not None and "structure_recovery" in v.blocks:
+        v.blocks["structure_recovery"]["k_override"] = structure_k
     t0 = time.perf_counter()
     results = {name: task.score(v.blocks, v.truth) for name, task in TASKS.items()
                if all(b in v.blocks for b in task.blocks)}

@@ -115,6 +115,25 @@ def block_errors(name: str, block: dict[str, Any], truth: Truth,
     if split is not None and "subject_id" in block:
         ids = cache.strings(block["subject_id"])
         out.extend(_id_errors(name, split, ids, truth.ids[split], cache))
+    if "source" in block and "target" in block and len(lengths) == 1:
+        out.extend(_edge_errors(name, block["source"], block["target"]))
+    return out
+
+
+def _edge_errors(name: str, source: list[str], target: list[str]) -> list[str]:
+    """An edge list has no self-loops and names each ordered pair at most once."""
+    out = []
+    loops = [i for i, (s, t) in enumerate(zip(source, target, strict=True)) if s == t]
+    if loops:
+        out.append(f"{json_path((name, 'source', loops[0]))}: self-loop {source[loops[0]]!r} "
+                   f"-> itself ({len(loops)} in all)")
+    seen: dict[tuple[str, str], int] = {}
+    for i, pair in enumerate(zip(source, target, strict=True)):
+        if pair in seen:
+            out.append(f"{json_path((name, 'source', i))}: edge {pair[0]!r} -> {pair[1]!r} "
+                       f"repeats entry {seen[pair]}")
+            break
+        seen[pair] = i
     return out
 
 

@@ -74,6 +74,7 @@ class Task:
     blocks: tuple[str, ...]
     truth_tables: tuple[str, ...]
     metrics: tuple[Metric, ...]
+    headline: tuple[str, ...]  # the metrics a leaderboard entry records
     score: Callable[[Blocks, Truth], TaskResult]
 
     def metric(self, name: str) -> Metric:

@@ -8,4 +8,5 @@ BLOCK_SPLITS: dict[str, str | None] = {
     "latent_recovery": "test",
     "intervention_conformity": "test",
     "cross_host_generalization": "target_test",
+    "structure_recovery": None,
 }

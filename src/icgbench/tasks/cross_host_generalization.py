@@ -36,5 +36,6 @@ TASK = Task(
     blocks=("risk_prediction", "cross_host_generalization"),
     truth_tables=("test_outcomes",),
     metrics=METRICS,
+    headline=("auroc_source", "auroc_target", "transfer_gap"),
     score=score,
 )

@@ -135,5 +135,7 @@ TASK = Task(
     blocks=("intervention_conformity",),
     truth_tables=("test_outcomes", "counterfactual_risks", "intervention_effects"),
     metrics=METRICS,
+    headline=("prior_conformity", "prior_conformity_tolerant", "dgp_conformity",
+              "responsive_dgp_conformity", "pehe"),
     score=score,
 )

@@ -40,5 +40,6 @@ TASK = Task(
     blocks=("latent_recovery",),
     truth_tables=("test_outcomes", "test_states"),
     metrics=METRICS,
+    headline=("r2_mean",),
     score=score,
 )

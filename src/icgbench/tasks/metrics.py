@@ -79,4 +79,5 @@ def r2(y: np.ndarray, y_hat: np.ndarray) -> float | None:
     ss_tot = float(np.sum((y - np.mean(y)) ** 2))
     if ss_tot == 0.0:
         return None
-    return 1.0 - float(np.sum((y - y_hat) ** 2)) / ss_tot
+    with np.errstate(over="ignore"):  # absurd predictions give -inf, reported as null
+        return 1.0 - float(np.sum((y - y_hat) ** 2)) / ss_tot

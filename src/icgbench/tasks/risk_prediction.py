@@ -54,5 +54,6 @@ TASK = Task(
     blocks=("risk_prediction",),
     truth_tables=("test_outcomes",),
     metrics=METRICS,
+    headline=("auroc", "auprc", "brier", "ece"),
     score=score,
 )
