@@ -1,30 +1,41 @@
 #!/usr/bin/env bash
-# Install the system components some tests drive for real: R (base R, jsonlite, digest).
-# Run by `make system-deps` (which `make test` calls). Installs only what is missing, and
-# only where this machine allows it (root and apt-get); otherwise it says what to install
-# and the tests that need the component skip (or fail under CI=true).
+# Install the system components some tests drive for real:
+#   R (r-base-core, r-cran-jsonlite, r-cran-digest)  - the R examples
+#   Chromium                                          - the leaderboard page test
+#   Node.js + ajv (npm ci in tools/ajv, locked)       - the cross-implementation schema test
+# Run by `make system-deps`, which `make test` calls. Installs only what is missing, and only
+# where the machine allows it (root and apt-get); otherwise it says what to install, and the
+# tests that need a component skip (under CI=true they fail instead).
 set -euo pipefail
+cd "$(dirname "$0")/.."
 
 need=()
 command -v Rscript >/dev/null 2>&1 || need+=(r-base-core)
+r_has() { Rscript -e "quit(status = !requireNamespace('$1', quietly = TRUE))" >/dev/null 2>&1; }
 if command -v Rscript >/dev/null 2>&1; then
-  Rscript -e 'quit(status = !requireNamespace("jsonlite", quietly = TRUE))' >/dev/null 2>&1 \
-    || need+=(r-cran-jsonlite)
-  Rscript -e 'quit(status = !requireNamespace("digest", quietly = TRUE))' >/dev/null 2>&1 \
-    || need+=(r-cran-digest)
+  r_has jsonlite || need+=(r-cran-jsonlite)
+  r_has digest || need+=(r-cran-digest)
 else
   need+=(r-cran-jsonlite r-cran-digest)
 fi
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
+command -v node >/dev/null 2>&1 || need+=(nodejs)
+command -v npm >/dev/null 2>&1 || need+=(npm)
 
-if [ ${#need[@]} -eq 0 ]; then
-  exit 0
+if [ ${#need[@]} -gt 0 ]; then
+  if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+    echo "system-deps: cannot install ${need[*]} here (needs root and apt-get);" \
+         "install them yourself; the tests that need them will skip" >&2
+  else
+    echo "system-deps: installing ${need[*]}" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq >/dev/null
+    apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+  fi
 fi
-if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
-  echo "system-deps: cannot install ${need[*]} here (needs root and apt-get);" \
-       "install them yourself; the tests that need them will skip" >&2
-  exit 0
+
+if command -v npm >/dev/null 2>&1 && [ ! -f tools/ajv/node_modules/ajv/package.json ]; then
+  echo "system-deps: npm ci in tools/ajv" >&2
+  (cd tools/ajv && npm ci --no-audit --no-fund --loglevel=error >/dev/null) \
+    || echo "system-deps: npm ci failed; the ajv test will skip (or fail under CI)" >&2
 fi
-echo "system-deps: installing ${need[*]}" >&2
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq >/dev/null
-apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null

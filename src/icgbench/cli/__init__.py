@@ -7,11 +7,11 @@ import sys
 from collections.abc import Sequence
 
 from icgbench import __version__
-from icgbench.cli import bench, data, demo, generate, scoring
+from icgbench.cli import bench, data, demo, generate, leaderboard, scoring
 from icgbench.errors import UserError
 
 #: Command groups, in the order ``icgbench --help`` lists them.
-COMMAND_GROUPS = (demo, scoring, generate, data, bench)
+COMMAND_GROUPS = (demo, scoring, leaderboard, generate, data, bench)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,155 @@
+"""``icgbench leaderboard render``: a static, self-contained web page of the board.
+
+No CDN and no server: styles, the sorting script and the figures (as data URIs) are inside
+the one HTML file, and the submissions it links to are copied beside it, so the folder
+works from ``file://``. Reference lines: ``random`` (an entry, the floor) and ``oracle``
+(scored on the fly from the truth when the release is available: the ceiling).
+"""
+
+from __future__ import annotations
+
+import base64
+import shutil
+import statistics
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from icgbench.atomic import ensure_writable_dir, write_text
+from icgbench.errors import UserError
+from icgbench.generator import get_variant
+from icgbench.leaderboard.board import rank, safe_target
+from icgbench.leaderboard.entry import LeaderboardEntry, headline_scores
+from icgbench.leaderboard.store import read_entries
+from icgbench.tasks import TASKS
+
+REFERENCE_MODELS = ("random", "oracle")
+FIGURE_ALT = {
+    "scores_by_variant.png": "Task scores by variant and model",
+    "auroc_vs_r2.png": "AUROC against mean R^2: prediction without mechanism",
+    "conformity_per_intervention.png": "Intervention conformity: structural prior vs DGP",
+    "transfer_gap.png": "Transfer gap under a shifted host distribution",
+    "structure_sensitivity.png": "Structure recovery: F1 and SHD against K on the "
+    "calibration cohort, K* marked",
+}
+
+
+@dataclass(frozen=True)
+class Page:
+    html: str
+    entries: int
+    oracle_rows: int
+
+
+def oracle_entries(entries: list[LeaderboardEntry]) -> list[LeaderboardEntry]:
+    """The oracle scored on every cohort the board holds (empty without the release)."""
+    from icgbench.models import CohortData, get_model
+    from icgbench.scorer import score
+
+    out = []
+    fingerprints: dict[tuple[str, int], set[str]] = {}
+    for e in entries:
+        fingerprints.setdefault((e.variant_name, e.seed), set()).add(e.release_fingerprint)
+    for (variant, seed), wanted in sorted(fingerprints.items()):
+        for tier in ("full", "small"):
+            try:
+                data = CohortData.load(variant, seed, tier)
+                model = get_model("oracle")
+                model.fit(data)
+                report = score(model.submission(data)).document
+            except UserError:
+                continue
+            if report["release_fingerprint"] not in wanted:
+                continue
+            out.append(LeaderboardEntry(
+                "0.1", "", variant, report["variant_hash"], "oracle", report["model"]["version"],
+                headline_scores(report), "reads the truth", seed, report["data_version"],
+                report["release_fingerprint"], "", ""))
+            break
+    return out
+
+
+def _fmt(value: float | None) -> str:
+    return "–" if value is None else f"{value:.3f}"
+
+
+def _rows(entries: list[LeaderboardEntry], oracle: list[LeaderboardEntry], variant: str,
+          task: str) -> list[dict[str, Any]]:
+    spec = TASKS[task]
+    first = spec.metric(spec.headline[0])
+    order = rank(entries, variant, task, first.name, first.higher_is_better)
+    rows = []
+    for reference, pool, ranked in ((False, entries, order),
+                                    (True, oracle, rank(oracle, variant, task, first.name,
+                                                        first.higher_is_better))):
+        for r in ranked:
+            mine = [e for e in pool if e.variant_name == variant and e.model_name == r.model
+                    and e.package_version == r.package_version and task in e.scores]
+            if not mine:
+                continue
+            cells = []
+            for metric in spec.headline:
+                values = [e.scores[task].get(metric) for e in mine]
+                values = [v for v in values if v is not None]
+                mean = statistics.fmean(values) if values else None
+                std = statistics.stdev(values) if len(values) > 1 else None
+                cells.append({"text": _fmt(mean), "std": None if std is None else f"{std:.3f}",
+                              "sort": "" if mean is None else repr(mean)})
+            rows.append({
+                "model": r.model, "version": r.package_version, "cells": cells,
+                "seeds": len(mine), "reference": reference or r.model in REFERENCE_MODELS,
+                "links": [{"href": e.submission_path, "seed": e.seed,
+                           "entry": f"{e.model_name}|{e.package_version}|{variant}|{e.seed}"}
+                          for e in sorted(mine, key=lambda e: e.seed) if e.submission_path],
+            })
+    return rows
+
+
+def build_page(folder: Path, figures: Path | None, with_oracle: bool = True) -> Page:
+    """The page's HTML for the board in ``folder``."""
+    entries = read_entries(folder)
+    oracle = oracle_entries(entries) if with_oracle else []
+    variants = []
+    for name in dict.fromkeys(e.variant_name for e in entries):
+        v = get_variant(name)
+        tasks = []
+        for task, spec in TASKS.items():
+            rows = _rows(entries, oracle, name, task)
+            if rows:
+                tasks.append({"name": task, "rows": rows, "metrics": [
+                    {"name": m, "higher": str(spec.metric(m).higher_is_better).lower()
+                     if spec.metric(m).higher_is_better is not None else "none"}
+                    for m in spec.headline]})
+        variants.append({"name": name, "hash": v.variant_hash, "description": v.description,
+                         "tasks": tasks})
+    images = []
+    if figures is not None and figures.is_dir():
+        for png in sorted(figures.glob("*.png")):
+            images.append({"alt": FIGURE_ALT.get(png.name, png.stem.replace("_", " ")),
+                           "id": f"figure-{png.stem}",
+                           "data": base64.b64encode(png.read_bytes()).decode()})
+    template = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined,
+                                  trim_blocks=True, lstrip_blocks=True).from_string(
+        resources.files("icgbench.leaderboard").joinpath("templates/page.html.j2").read_text())
+    html = template.render(
+        entries=entries, variants=variants, figures=images,
+        models=sorted({e.model_name for e in entries}),
+        data_versions=sorted({e.data_version for e in entries}))
+    return Page(html, len(entries), len(oracle))
+
+
+def render(folder: Path, out: Path, figures: Path | None, with_oracle: bool = True) -> Page:
+    """Write ``out/index.html`` and copy the linked submissions beside it."""
+    page = build_page(folder, figures, with_oracle)
+    ensure_writable_dir(out)
+    for e in read_entries(folder):
+        source = safe_target(folder, e.submission_path)
+        target = safe_target(out, e.submission_path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if source.resolve() != target.resolve():
+            shutil.copyfile(source, target)
+    write_text(out / "index.html", page.html)
+    return page

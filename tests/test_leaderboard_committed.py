@@ -1,0 +1,38 @@
+"""The committed public board: complete, and every number reproduced from its submission.
+
+This is what CI runs on a leaderboard pull request. It needs the full tier, which it builds
+(and verifies against the committed descriptor) when it is not there yet.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from icgbench.generator import variant_names
+from icgbench.leaderboard.board import verify
+from icgbench.models import MODELS, competitors
+from icgbench.release import freeze
+from icgbench.release.descriptor import load_descriptor
+from icgbench.release.tiers import TIERS
+
+ROOT = Path(__file__).resolve().parents[1]
+BOARD = ROOT / "leaderboard"
+
+
+def _full_tier_present() -> bool:
+    d = load_descriptor(ROOT / TIERS["full"].descriptor_path)
+    return all((d.base / r.path).is_file() for r in d.resources)
+
+
+def test_committed_board_reproduces_every_recorded_number():
+    if not _full_tier_present():
+        freeze.build(TIERS["full"], ROOT, jobs=2)  # installs only if it matches
+    entries, problems = verify(BOARD, jobs=2)
+    assert [str(p) for p in problems] == []
+    cohorts = {(v, s) for v in variant_names() for s in TIERS["full"].seeds}
+    for model in competitors():
+        covered = {(e.variant_name, e.seed) for e in entries if e.model_name == model}
+        assert covered == cohorts, model
+    assert not any(MODELS[e.model_name].oracle for e in entries if e.model_name in MODELS)
+    assert {e.data_version for e in entries} == {load_descriptor(
+        ROOT / "datapackage.json").version}
