@@ -7,7 +7,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from icgbench.cli import main
-from icgbench.generator import TABLE_ROLES, all_variants
+from icgbench.contract import table_names
+from icgbench.generator import all_variants
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess:
@@ -61,8 +62,8 @@ def test_generate_writes_every_table_and_names_the_folder(tmp_path):
     result = run_cli("generate", "--variant", "nonlinear_obs", "--seed", "4",
                      "--n-subjects", "50", "--months", "12", "--out", str(out))
     assert result.returncode == 0, result.stderr
-    assert result.stdout.strip().splitlines()[-1] == f"wrote {len(TABLE_ROLES)} tables to {out}"
-    assert sorted(p.stem for p in out.glob("*.parquet")) == sorted(TABLE_ROLES)
+    assert result.stdout.strip().splitlines()[-1] == f"wrote {len(table_names())} tables to {out}"
+    assert sorted(p.stem for p in out.glob("*.parquet")) == sorted(table_names())
     subjects = pq.read_table(out / "subjects.parquet")
     assert subjects.num_rows == 50
     months = set(pq.read_table(out / "observations.parquet")["visit_month"].to_pylist())

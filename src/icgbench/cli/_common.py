@@ -7,6 +7,9 @@ import json
 import sys
 from typing import Any
 
+from icgbench.errors import UsageError
+from icgbench.generator import UnknownVariantError, Variant, get_variant
+
 
 def non_negative_int(text: str) -> int:
     """argparse type: an integer >= 0."""
@@ -36,3 +39,11 @@ def print_json(obj: Any) -> None:
 def say(message: str) -> None:
     """A human-facing progress or result line (stderr when stdout carries JSON)."""
     print(message, file=sys.stdout)
+
+
+def variant_arg(name: str) -> Variant:
+    """The registered variant ``name``, or a usage error (exit 2) listing the names."""
+    try:
+        return get_variant(name)
+    except UnknownVariantError as exc:
+        raise UsageError(str(exc)) from None

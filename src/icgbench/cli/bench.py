@@ -8,9 +8,9 @@ import io
 from pathlib import Path
 
 from icgbench.atomic import write_text
-from icgbench.cli._common import non_negative_int, positive_int, print_json
+from icgbench.cli._common import non_negative_int, positive_int, print_json, variant_arg
 from icgbench.errors import UsageError
-from icgbench.generator import UnknownVariantError, all_variants, get_variant, variant_names
+from icgbench.generator import all_variants, get_variant, variant_names
 from icgbench.generator.mechanism import PRIOR_SIGNS, risk_coefficients
 from icgbench.models import MODELS, competitors
 from icgbench.paths import writable_or_temp
@@ -83,10 +83,7 @@ def _cohort_args(p: argparse.ArgumentParser) -> None:
 
 def _check_cohorts(names: list[str]) -> None:
     for name in names:
-        try:
-            get_variant(name)
-        except UnknownVariantError as exc:
-            raise UsageError(str(exc)) from None
+        variant_arg(name)
 
 
 def run_run(args: argparse.Namespace) -> int:
@@ -195,10 +192,7 @@ def flipped_signs(variant_name: str) -> list[dict[str, object]]:
 
 
 def run_info(args: argparse.Namespace) -> int:
-    try:
-        variant = get_variant(args.variant)
-    except UnknownVariantError as exc:
-        raise UsageError(str(exc)) from None
+    variant = variant_arg(args.variant)
     info = variant.as_dict() | {"flipped_signs": flipped_signs(variant.name)}
     if args.json:
         print_json(info)

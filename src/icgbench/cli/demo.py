@@ -11,9 +11,7 @@ import argparse
 from pathlib import Path
 
 from icgbench.bench.run import run_experiment
-from icgbench.cli._common import non_negative_int
-from icgbench.errors import UsageError
-from icgbench.generator import UnknownVariantError, get_variant
+from icgbench.cli._common import non_negative_int, variant_arg
 from icgbench.paths import writable_or_temp
 
 DEFAULT_OUT = Path("icgbench-demo")
@@ -44,10 +42,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        variant = get_variant(args.variant)
-    except UnknownVariantError as exc:
-        raise UsageError(str(exc)) from None
+    variant = variant_arg(args.variant)
     out = writable_or_temp(args.out, DEFAULT_OUT)
     results = {m: run_experiment(m, variant.name, args.seed, "small", out / m) for m in MODELS}
     first = results[MODELS[0]]

@@ -8,9 +8,9 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 from icgbench.atomic import staged_dir
-from icgbench.cli._common import non_negative_int, positive_int
+from icgbench.cli._common import non_negative_int, positive_int, variant_arg
 from icgbench.errors import UsageError
-from icgbench.generator import UnknownVariantError, get_variant, simulate
+from icgbench.generator import simulate
 from icgbench.summary import cohort_summary
 
 
@@ -32,10 +32,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        variant = get_variant(args.variant)
-    except UnknownVariantError as exc:
-        raise UsageError(str(exc)) from None
+    variant = variant_arg(args.variant)
     try:
         cohort = simulate(variant, args.seed, n_subjects=args.n_subjects, months=args.months)
     except ValueError as exc:

@@ -7,9 +7,7 @@ import json
 from pathlib import Path
 
 from icgbench.atomic import write_text
-from icgbench.cli._common import non_negative_int, positive_int, print_json
-from icgbench.errors import UsageError
-from icgbench.generator import UnknownVariantError
+from icgbench.cli._common import non_negative_int, positive_int, print_json, variant_arg
 from icgbench.release.tiers import TIERS
 from icgbench.scorer import SubmissionInvalid, score, validate
 from icgbench.scorer.parse import DEFAULT_MAX_BYTES
@@ -125,10 +123,7 @@ def _fmt(value: object) -> str:
 
 
 def run_template(args: argparse.Namespace) -> int:
-    try:
-        doc = build_template(args.variant, args.seed, args.tier)
-    except UnknownVariantError as exc:
-        raise UsageError(str(exc)) from None
+    doc = build_template(variant_arg(args.variant).name, args.seed, args.tier)
     write_text(args.out, json.dumps(doc, allow_nan=False) + "\n")
     print(f"wrote a {doc['variant']} seed {doc['seed']} template with every block to {args.out}")
     return 0

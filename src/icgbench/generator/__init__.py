@@ -1,7 +1,7 @@
 """The DGP: variant registry and the vectorised simulator."""
 
 from icgbench.generator.interventions import INTERVENTIONS, intervention_names, prior_direction
-from icgbench.generator.simulate import TABLE_ROLES, Cohort, simulate
+from icgbench.generator.simulate import Cohort, simulate
 from icgbench.generator.variants import (
     UnknownVariantError,
     Variant,
@@ -12,7 +12,6 @@ from icgbench.generator.variants import (
 
 __all__ = [
     "INTERVENTIONS",
-    "TABLE_ROLES",
     "Cohort",
     "UnknownVariantError",
     "Variant",

@@ -37,25 +37,6 @@ from icgbench.vocabulary import (
     proxy_column,
 )
 
-#: Every table ``simulate`` returns, and whether it is public or ground truth.
-TABLE_ROLES: dict[str, str] = {
-    "subjects": "public",
-    "observations": "public",
-    "masks": "public",
-    "train_outcomes": "public",
-    "train_states": "public",
-    "interventions": "public",
-    "structural_prior": "public",
-    "nodes": "public",
-    "test_outcomes": "truth",
-    "test_states": "truth",
-    "kcc_activations": "truth",
-    "host_latents": "truth",
-    "counterfactual_risks": "truth",
-    "intervention_effects": "truth",
-    "graph": "truth",
-}
-
 
 @dataclass(frozen=True)
 class SplitResult:
@@ -79,9 +60,6 @@ class Cohort:
     months: int
     sizes: dict[str, int]
     tables: dict[str, pa.Table] = field(repr=False)
-
-    def role(self, table: str) -> str:
-        return TABLE_ROLES[table]
 
 
 def split_sizes(variant: Variant, n_subjects: int | None) -> dict[str, int]:

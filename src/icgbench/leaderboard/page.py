@@ -72,8 +72,16 @@ def oracle_entries(entries: list[LeaderboardEntry]) -> list[LeaderboardEntry]:
     return out
 
 
-def _fmt(value: float | None) -> str:
-    return "–" if value is None else f"{value:.3f}"
+#: Metrics that count things (edges, K): shown as whole numbers, or to one decimal as means.
+COUNTS = {"k", "shd", "shd_reversal_2", "n_scored_pairs"}
+
+
+def _fmt(value: float | None, metric: str = "") -> str:
+    if value is None:
+        return "–"
+    if metric in COUNTS:
+        return f"{value:.0f}" if float(value).is_integer() else f"{value:.1f}"
+    return f"{value:.3f}"
 
 
 def _rows(entries: list[LeaderboardEntry], oracle: list[LeaderboardEntry], variant: str,
@@ -96,7 +104,8 @@ def _rows(entries: list[LeaderboardEntry], oracle: list[LeaderboardEntry], varia
                 values = [v for v in values if v is not None]
                 mean = statistics.fmean(values) if values else None
                 std = statistics.stdev(values) if len(values) > 1 else None
-                cells.append({"text": _fmt(mean), "std": None if std is None else f"{std:.3f}",
+                cells.append({"text": _fmt(mean, metric),
+                              "std": None if not std else _fmt(std, metric),
                               "sort": "" if mean is None else repr(mean)})
             rows.append({
                 "model": r.model, "version": r.package_version, "cells": cells,
