@@ -34,6 +34,8 @@ docs: $(STAMP)-dev
 
 bench: $(STAMP)-dev
 	$(BIN)/python benchmarks/bench_generate.py
+	$(BIN)/python benchmarks/bench_verify.py
+	$(BIN)/python benchmarks/bench_score.py
 
 install: $(STAMP)-run
 install-dev: $(STAMP)-dev
