@@ -13,17 +13,24 @@ def cohort(variant: str, seed: int = 0, n_subjects: int | None = None) -> Cohort
     return simulate(variant, seed, n_subjects=n_subjects)
 
 
-def require_tool(command: str, install_hint: str) -> str:
-    """The path of ``command``; when missing, skip (or fail under CI=true) saying what to do."""
+def require(present: bool, what: str, install_hint: str) -> None:
+    """Skip (fail under CI=true) when a system component the test drives is missing."""
     import os
-    import shutil
 
     import pytest
 
-    path = shutil.which(command)
-    if path:
-        return path
-    message = f"{command} not found: {install_hint} (make system-deps installs it)"
+    if present:
+        return
+    message = f"{what} not found: {install_hint} (make system-deps installs it)"
     if os.environ.get("CI", "").lower() == "true":
         pytest.fail(message)
     pytest.skip(message)
+
+
+def require_tool(command: str, install_hint: str) -> str:
+    """The path of ``command``, or skip (fail under CI=true) saying what to install."""
+    import shutil
+
+    path = shutil.which(command)
+    require(path is not None, command, install_hint)
+    return path

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from jsonschema import Draft7Validator
 
-from conftest import require_tool
+from conftest import require, require_tool
 from scoring_helpers import template
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -58,8 +58,8 @@ def _broken_submissions() -> list[tuple[str, dict]]:
 
 def _ajv(schema: Path, documents: list[Path]) -> list[dict]:
     node = require_tool("node", "install nodejs and run `npm ci` in tools/ajv")
-    if not (ROOT / "tools" / "ajv" / "node_modules" / "ajv").is_dir():
-        require_tool("ajv-installed-by-npm-ci", "run `npm ci` in tools/ajv")
+    require((ROOT / "tools" / "ajv" / "node_modules" / "ajv").is_dir(), "ajv",
+            "run `npm ci` in tools/ajv")
     result = subprocess.run([node, str(SCRIPT), str(schema), *map(str, documents)],
                             capture_output=True, text=True, check=False, timeout=120)
     assert result.returncode == 0, result.stderr

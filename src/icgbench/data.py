@@ -23,6 +23,7 @@ from icgbench.release import encode
 from icgbench.release.descriptor import Descriptor, Resource, load_descriptor
 from icgbench.release.locate import release_root
 from icgbench.release.tiers import get_tier
+from icgbench.release.verify import content_matches
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -56,7 +57,8 @@ def default_seed(d: Descriptor, variant: str) -> int:
     return seeds[0]
 
 
-def _checked_bytes(d: Descriptor, r: Resource) -> bytes:
+def checked_bytes(d: Descriptor, r: Resource) -> bytes:
+    """The bytes of one release file, after checking them against the descriptor."""
     path = d.base / r.path
     try:
         data = path.read_bytes()
@@ -64,16 +66,10 @@ def _checked_bytes(d: Descriptor, r: Resource) -> bytes:
         hint = ("" if d.tier == "small" else
                 f"; build it with `icgbench data build --tier {d.tier}` or download it")
         raise UsageError(f"missing release file {path}{hint}") from None
-    if encode.sha256_bytes(data) != r.hash:
-        schema = contract.table_schema(r.table)
-        try:
-            table = encode.conform(pq.read_table(pa.BufferReader(data)), schema, r.name)
-            same = encode.content_digest(table, schema) == r.content_digest
-        except Exception:
-            same = False
-        if not same:
-            raise InvalidInputError(f"release file {path} does not match the descriptor "
-                                    "(altered or corrupt); run `icgbench data verify`")
+    if encode.sha256_bytes(data) != r.hash and not content_matches(
+            r, data, contract.table_schema(r.table)):
+        raise InvalidInputError(f"release file {path} does not match the descriptor "
+                                "(altered or corrupt); run `icgbench data verify`")
     return data
 
 
@@ -90,7 +86,7 @@ def load_arrow(variant: str, table: str, seed: int | None = None, tier: str = "s
     d = tier_descriptor(tier, root)
     seed = default_seed(d, variant) if seed is None else seed
     r = d.find(variant, seed, table, "parquet")
-    data = _checked_bytes(d, r)
+    data = checked_bytes(d, r)
     return encode.conform(pq.read_table(pa.BufferReader(data)),
                           contract.table_schema(table), r.name)
 

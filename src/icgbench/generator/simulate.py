@@ -175,13 +175,13 @@ def _observations(parts: list[SplitResult]) -> tuple[pa.Table, pa.Table]:
     observed = np.concatenate([p.observations.observed.reshape(-1, nm) for p in parts])
     blocks = {
         "transcriptomic": np.concatenate(
-            [p.observations.transcriptomic.reshape(len(months_of(p)), -1) for p in parts]
+            [p.observations.transcriptomic.reshape(_rows(p), -1) for p in parts]
         ),
         "epigenomic": np.concatenate(
-            [p.observations.epigenomic.reshape(len(months_of(p)), -1) for p in parts]
+            [p.observations.epigenomic.reshape(_rows(p), -1) for p in parts]
         ),
         "mutational": np.concatenate(
-            [p.observations.signatures.reshape(len(months_of(p)), -1) for p in parts]
+            [p.observations.signatures.reshape(_rows(p), -1) for p in parts]
         ),
     }
     counts = np.concatenate([p.observations.mutation_count.reshape(-1) for p in parts])
@@ -197,9 +197,9 @@ def _observations(parts: list[SplitResult]) -> tuple[pa.Table, pa.Table]:
     return pa.table(obs), pa.table(masks)
 
 
-def months_of(p: SplitResult) -> np.ndarray:
-    """The (subject, visit) rows of one split, as visit months."""
-    return np.tile(np.array(p.observations.visit_months), len(p.ids))
+def _rows(p: SplitResult) -> int:
+    """Number of (subject, visit) rows of one split."""
+    return len(p.ids) * len(p.observations.visit_months)
 
 
 def _states(parts: list[SplitResult], with_split: bool) -> pa.Table:

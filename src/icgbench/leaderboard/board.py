@@ -18,12 +18,13 @@ from pathlib import Path
 from typing import Any
 
 from icgbench.atomic import write_bytes
+from icgbench.data import tier_descriptor
 from icgbench.errors import InvalidInputError, UsageError
 from icgbench.leaderboard.entry import LeaderboardEntry, entry_from_report, headline_scores
 from icgbench.leaderboard.store import CSV_NAME, append_entry, csv_text, read_entries
 from icgbench.progress import track
-from icgbench.scorer import SubmissionInvalid, score, validate
-from icgbench.scorer.parse import read_bytes
+from icgbench.scorer import SubmissionInvalid, grade, validate
+from icgbench.scorer.parse import parse_json, read_bytes
 
 SUBMISSIONS = "submissions"
 TOLERANCE = 1e-12
@@ -73,21 +74,21 @@ def add(source: Path, folder: Path, notes: str = "", submitted_at: str | None = 
         from icgbench.leaderboard.entry import now_utc
 
         submitted_at = now_utc()
-    v = validate(source)
+    file_bytes, json_bytes = read_bytes(Path(source))
+    stored = file_bytes if file_bytes[:2] == b"\x1f\x8b" else gzip.compress(json_bytes,
+                                                                            mtime=0)
+    v = validate(stored)
     if v.document["model"].get("oracle"):
         raise UsageError("an oracle reads the truth: it is a reference line, not an entry")
     doc = v.document
     relative = submission_path(doc["model"]["name"], doc["variant"], doc["seed"])
     target = safe_target(folder, relative)
-    file_bytes, json_bytes = read_bytes(Path(source))
-    stored = file_bytes if file_bytes[:2] == b"\x1f\x8b" else gzip.compress(json_bytes,
-                                                                            mtime=0)
     k_star = calibrated_k(doc, v.descriptor, read_entries(folder))
     declared = doc.get("structure_recovery", {}).get("k")
     if k_star is not None and declared is not None and declared != k_star:
         raise InvalidInputError(f"$.structure_recovery.k is {declared}, but this model's K* "
                                 f"from its calibration-cohort entry is {k_star}")
-    report = score(stored, structure_k=k_star).document
+    report = grade(v, structure_k=k_star).document
     entry = entry_from_report(report, relative, notes, submitted_at)
     if any(e.key == entry.key for e in read_entries(folder)):
         raise InvalidInputError(f"the board already has {entry.label}")
@@ -140,7 +141,7 @@ def verify_entry(folder: Path, entry: LeaderboardEntry,
         v = validate(data)
         k_star = calibrated_k(v.document, v.descriptor,
                               read_entries(folder) if entries is None else entries)
-        report = score(data, structure_k=k_star).document
+        report = grade(v, structure_k=k_star).document
     except InvalidInputError as exc:
         detail = "; ".join(exc.errors[:3]) if isinstance(exc, SubmissionInvalid) else str(exc)
         return [*out, Discrepancy(label, "submission", "valid", detail)]
@@ -191,13 +192,17 @@ def verify(folder: Path, jobs: int = 1) -> tuple[list[LeaderboardEntry], list[Di
 
 
 def calibration_first(files: list[Path]) -> list[Path]:
-    """Submission files ordered so calibration-cohort ones are added before the rest."""
+    """Submission files ordered so calibration-cohort ones are added before the rest.
+
+    Only the header is read here; each file is validated when it is added.
+    """
     def on_calibration(path: Path) -> bool:
         try:
-            v = validate(path)
-        except (SubmissionInvalid, UsageError):
+            doc = parse_json(read_bytes(path)[1])
+            cohort = tier_descriptor(doc["tier"]).calibration_cohort
+            return (doc["variant"], doc["seed"]) == cohort
+        except (SubmissionInvalid, UsageError, KeyError, TypeError):
             return False
-        return (v.document["variant"], v.document["seed"]) == v.descriptor.calibration_cohort
 
     flags = {p: on_calibration(p) for p in files}
     return sorted(files, key=lambda p: not flags[p])

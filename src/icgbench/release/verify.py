@@ -11,7 +11,6 @@ their hashes (or CSV-text digests) prove.
 from __future__ import annotations
 
 import gzip
-import hashlib
 import os
 import re
 from collections.abc import Callable
@@ -52,10 +51,6 @@ class Verdict:
     @property
     def ok(self) -> bool:
         return not self.problems
-
-
-def _sha256(data: bytes) -> str:
-    return "sha256:" + hashlib.sha256(data).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -173,14 +168,6 @@ def field_problems(values: dict[str, pa.ChunkedArray], summaries: dict[str, Colu
     return out
 
 
-def _dictionary(column: pa.ChunkedArray) -> pa.DictionaryArray:
-    """The column as one dictionary array whose dictionary holds each value once."""
-    if not pa.types.is_dictionary(column.type):
-        column = pc.dictionary_encode(column)
-    array = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
-    return array.unify_dictionaries() if hasattr(array, "unify_dictionaries") else array
-
-
 def _distinct_values(column: pa.ChunkedArray) -> pa.Array:
     """The distinct non-null values of a column."""
     if pa.types.is_dictionary(column.type):
@@ -266,12 +253,14 @@ def _parquet_for_checks(data: bytes, schema: dict[str, Any], deep: bool
     return columns, summaries, metadata.num_rows
 
 
-def _content_matches(r: Resource, data: bytes, schema: dict[str, Any]) -> bool:
+def content_matches(r: Resource, data: bytes, schema: dict[str, Any]) -> bool:
+    """True when ``data`` holds the frozen content of ``r`` though its bytes differ (a Parquet
+    file written by another pyarrow, a .csv.gz compressed by another zlib)."""
     try:
         if r.format == "parquet":
             table = encode.conform(pq.read_table(pa.BufferReader(data)), schema, r.name)
             return encode.content_digest(table, schema) == r.content_digest
-        return _sha256(gzip.decompress(data)) == r.csv_sha256
+        return encode.sha256_bytes(gzip.decompress(data)) == r.csv_sha256
     except Exception:  # any unreadable file simply does not match
         return False
 
@@ -304,9 +293,10 @@ def _check_file(descriptor: Descriptor, r: Resource, schema: dict[str, Any],
         return _FileResult([Problem(r.name, "inline schema differs from the published Table "
                                     f"Schema schemas/tables/{r.table}.json")])
     result = _FileResult([], deep=deep)
-    if len(data) != r.bytes or _sha256(data) != r.hash:
-        if not _content_matches(r, data, schema):
-            return _FileResult([Problem(r.name, f"altered: {len(data)} bytes, {_sha256(data)}; "
+    digest = encode.sha256_bytes(data)
+    if len(data) != r.bytes or digest != r.hash:
+        if not content_matches(r, data, schema):
+            return _FileResult([Problem(r.name, f"altered: {len(data)} bytes, {digest}; "
                                         f"expected {r.bytes} bytes, {r.hash}")])
         result.content_verified = result.deep = True
     if check_data and r.format == "parquet":

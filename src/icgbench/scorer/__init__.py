@@ -28,7 +28,7 @@ from icgbench.scorer.truth import load_truth
 from icgbench.tasks import TASKS
 from icgbench.tasks.summary import score_summary
 
-__all__ = ["ScoreReport", "SubmissionInvalid", "Validated", "score", "validate"]
+__all__ = ["ScoreReport", "SubmissionInvalid", "Validated", "grade", "score", "validate"]
 
 
 @dataclass(frozen=True)
@@ -125,9 +125,16 @@ def score(source: str | Path | dict[str, Any] | bytes, *, tier: str | None = Non
     """
     start = time.perf_counter()
     v = validate(source, tier=tier, root=root, max_bytes=max_bytes)
+    return grade(v, structure_k, start)
+
+
+def grade(v: Validated, structure_k: int | None = None, start: float | None = None
+          ) -> ScoreReport:
+    """Grade an already validated submission (``start``: when its timing began)."""
+    t0 = time.perf_counter()
+    start = t0 if start is None else start
     if structure_k is not None and "structure_recovery" in v.blocks:
         v.blocks["structure_recovery"]["k_override"] = structure_k
-    t0 = time.perf_counter()
     results = {name: task.score(v.blocks, v.truth) for name, task in TASKS.items()
                if all(b in v.blocks for b in task.blocks)}
     t1 = time.perf_counter()

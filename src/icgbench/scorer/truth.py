@@ -11,7 +11,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from icgbench import contract
-from icgbench.data import _checked_bytes
+from icgbench.data import checked_bytes
 from icgbench.release import encode
 from icgbench.release.descriptor import Descriptor
 from icgbench.tasks.base import Truth
@@ -32,7 +32,7 @@ class LoadedTruth:
 
 def _table(d: Descriptor, variant: str, seed: int, table: str) -> tuple[pa.Table, str]:
     r = d.find(variant, seed, table, "parquet")
-    data = _checked_bytes(d, r)  # hash (or content) checked: a tampered file stops here
+    data = checked_bytes(d, r)  # hash (or content) checked: a tampered file stops here
     return encode.conform(pq.read_table(pa.BufferReader(data)), contract.table_schema(table),
                           r.name), r.name
 
