@@ -68,9 +68,13 @@ The headline numbers of a report: `auroc` (risk_prediction), `r2_mean` (latent_r
 `conformity` (= `responsive_dgp_conformity`), `auroc_target` and `transfer_gap`
 (cross_host_generalization), `prior_conformity_tolerant` (the seed reference's tolerant
 prior conformity, so numbers can be compared with ICg-CaST), and `composite`, the mean of
-`(auroc, r2_mean, conformity)` where finite. The composite is **explicitly not the
-canonical metric**: it is a ranking convenience; compare the task metrics themselves. A task
-not attempted gives `null`.
+`(auroc, r2_mean, conformity)` over the tasks attempted. The composite is **explicitly not
+the canonical metric**: it is a ranking convenience; compare the task metrics themselves. A
+task not attempted gives `null`. Every number a submission carries is checked to be a
+finite double before any metric, and a submitted block never yields a `null` headline
+metric (see R^2 below), so a block made worse can only lower the composite. Means (of R^2
+over states, of the composite's parts) are summed left to right and divided; when that sum
+would overflow, each part is divided first.
 
 ## Definitions used above
 
@@ -83,6 +87,8 @@ not attempted gives `null`.
 - **ECE**: bins `[0, .1), [.1, .2), ..., [.9, 1]`; sum over non-empty bins of
   `(n_b / n) |mean p_b - mean y_b|`.
 - **R^2**: `1 - SS_res / SS_tot` against the true end-of-follow-up state (can be negative).
+  When `SS_res` overflows a double, it is computed rescaled (`(y/2 - yhat/2)` divided by its
+  largest magnitude); an R^2 below `-1.7976931348623157e308` is reported as that number.
 - **delta**: mean over test subjects of (predicted risk under the intervention - predicted
   risk without). Conformity compares `sign(delta)` with +1 or -1; a zero or missing delta
   fails, except in `prior_conformity_tolerant`, where `|delta| <= 1e-3` passes.

@@ -50,15 +50,20 @@ def _load(source: str | Path | dict[str, Any] | bytes, max_bytes: int
     if isinstance(source, dict):
         import json
 
-        data = json.dumps(source, allow_nan=False).encode()
-        return source, "sha256:" + hashlib.sha256(data).hexdigest(), len(data), None
+        try:
+            data = json.dumps(source, allow_nan=False).encode()
+        except (ValueError, TypeError, UnicodeEncodeError) as exc:
+            raise SubmissionInvalid([f"$: not a JSON document ({exc})"], "parse") from None
+        return dict(source), "sha256:" + hashlib.sha256(data).hexdigest(), len(data), None
     if isinstance(source, bytes):
+        if len(source) > max_bytes:
+            raise SubmissionInvalid([f"$: {len(source)} bytes, over the limit of {max_bytes}"],
+                                    "size")
         file_bytes, path = source, None
-        data = source if source[:2] != parse.GZIP_MAGIC else parse.gunzip(source, max_bytes)
     else:
-        (file_bytes, data), path = parse.read_bytes(Path(source), max_bytes), str(source)
+        file_bytes, path = parse.read_file(Path(source), max_bytes), str(source)
     digest = "sha256:" + hashlib.sha256(file_bytes).hexdigest()
-    return parse.parse_json(data), digest, len(file_bytes), path
+    return parse.read_document(file_bytes, max_bytes), digest, len(file_bytes), path
 
 
 def validate(source: str | Path | dict[str, Any] | bytes, *, tier: str | None = None,
@@ -72,6 +77,7 @@ def validate(source: str | Path | dict[str, Any] | bytes, *, tier: str | None = 
     errors = schema_errors(doc, contract.json_schema("submission"), max_errors, cache=cache)
     if errors:
         raise SubmissionInvalid(errors, "schema")
+    semantic.normalise_integers(doc)
     t2 = time.perf_counter()
     if tier is not None and tier != doc["tier"]:
         raise UsageError(f"--tier {tier} but the submission is for the {doc['tier']} tier")

@@ -27,8 +27,8 @@ class Columns:
         return self._store[key]
 
     def numbers(self, values: list[Any]) -> np.ndarray:
-        """``values`` as float64 (raises OverflowError/ValueError/TypeError like numpy)."""
-        return self._get(values, "f8", lambda v: np.asarray(v, dtype=np.float64))
+        """``values`` as float64; an integer too large for a double becomes an infinity."""
+        return self._get(values, "f8", _float64)
 
     def strings(self, values: list[Any]) -> pa.Array:
         """``values`` (all str) as an Arrow string array."""
@@ -41,3 +41,19 @@ class Columns:
             self._store[full] = make(source)
             self._keep.append(source)
         return self._store[full]
+
+
+def _as_double(value: Any) -> float:
+    try:
+        return float(value)
+    except OverflowError:
+        return float("inf") if value > 0 else float("-inf")
+
+
+def _float64(values: list[Any]) -> np.ndarray:
+    """float64 array of JSON numbers (ValueError/TypeError for other types, like numpy)."""
+    try:
+        return np.asarray(values, dtype=np.float64)
+    except OverflowError:
+        return np.fromiter((_as_double(v) for v in values), dtype=np.float64,
+                           count=len(values))

@@ -95,7 +95,10 @@ def _failing_strings(values: list[Any], items: dict[str, Any], cache: Columns
                      ) -> np.ndarray | None:
     if set(map(type, values)) != {str}:
         return np.array([i for i, v in enumerate(values) if type(v) is not str], dtype=np.int64)
-    array = cache.strings(values)
+    try:
+        array = cache.strings(values)
+    except UnicodeEncodeError:  # a lone surrogate: leave the array to jsonschema
+        return None
     bad = np.zeros(len(values), dtype=bool)
     if "minLength" in items or "maxLength" in items:
         lengths = pc.utf8_length(array).to_numpy()
@@ -182,14 +185,26 @@ def _original_path(parts: list[str | int], maps: dict[Path, list[int]]) -> list[
     return out
 
 
+#: Longest message shown for one error; longer ones (a huge value quoted back) are elided.
+MAX_MESSAGE = 300
+
+
+def shorten(text: str, limit: int = MAX_MESSAGE) -> str:
+    """``text``, or its start and end around a note of how much was left out."""
+    if len(text) <= limit:
+        return text
+    head, tail = text[: limit * 2 // 3], text[-(limit // 4):]
+    return f"{head} ... [{len(text) - len(head) - len(tail)} characters omitted] ... {tail}"
+
+
 def _message(error: ValidationError) -> str:
     if error.validator == "anyOf" and not error.path and isinstance(error.instance, dict):
         blocks = [next(iter(s["required"])) for s in error.validator_value]
         return f"at least one task block is required ({', '.join(blocks)})"
     if error.validator == "additionalProperties":
-        return error.message.replace("Additional properties are not allowed",
-                                     "unknown key(s) not allowed")
-    return error.message
+        return shorten(error.message.replace("Additional properties are not allowed",
+                                             "unknown key(s) not allowed"))
+    return shorten(error.message)
 
 
 def schema_errors(doc: Any, schema: dict[str, Any], max_errors: int = DEFAULT_MAX_ERRORS,

@@ -19,13 +19,36 @@ from icgbench.scorer.columns import Columns
 from icgbench.scorer.schema_check import json_path
 from icgbench.tasks.base import Truth
 from icgbench.tasks.blocks import BLOCK_SPLITS
+from icgbench.untrusted import lone_surrogate
 
 SHOW = 5  # ids named per problem
 
 
-def header_errors(doc: dict[str, Any], d: Descriptor) -> list[str]:
-    """Data version, tier, variant hash and cohort against the release."""
+def normalise_integers(doc: dict[str, Any]) -> None:
+    """Integer fields written as integral floats (``0.0``, valid JSON Schema integers) as int.
+
+    ajv and jsonschema both accept ``"seed": 0.0`` as an integer; the scorer therefore
+    treats it exactly as ``0`` from here on.
+    """
+    doc["seed"] = int(doc["seed"])
+    block = doc.get("structure_recovery")
+    if isinstance(block, dict) and block.get("k") is not None:
+        doc["structure_recovery"] = {**block, "k": int(block["k"])}
+
+
+def text_errors(doc: dict[str, Any]) -> list[str]:
+    """Header strings that are not valid Unicode (a lone surrogate, from a JSON escape)."""
     out = []
+    for key, value in doc["model"].items():
+        if isinstance(value, str) and (at := lone_surrogate(value)) is not None:
+            out.append(f"{json_path(('model', key))}: character {at} is a lone surrogate "
+                       "(not valid Unicode)")
+    return out
+
+
+def header_errors(doc: dict[str, Any], d: Descriptor) -> list[str]:
+    """Data version, tier, variant hash and cohort against the release; header text."""
+    out = text_errors(doc)
     if doc["data_version"] != d.version:
         out.append(f"$.data_version: {doc['data_version']!r} is not the release's version "
                    f"{d.version!r} (download or build release {doc['data_version']}, or refit "

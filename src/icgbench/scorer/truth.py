@@ -33,7 +33,7 @@ class LoadedTruth:
 def _table(d: Descriptor, variant: str, seed: int, table: str) -> tuple[pa.Table, str]:
     r = d.find(variant, seed, table, "parquet")
     data = checked_bytes(d, r)  # hash (or content) checked: a tampered file stops here
-    return encode.conform(pq.read_table(pa.BufferReader(data)), contract.table_schema(table),
+    return encode.conform(pq.read_table(encode.parquet_source(data)), contract.table_schema(table),
                           r.name), r.name
 
 

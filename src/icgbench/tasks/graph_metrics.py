@@ -4,7 +4,11 @@ Conventions (written out in docs/tasks.md):
 
 - Scores: higher means more confident that the directed edge exists. A pair left out is not
   predicted; where a number is needed for it (threshold-free metrics) it takes the value
-  ``min(submitted scores) - 1`` (0 when nothing was submitted).
+  ``min(submitted scores) - 1`` (0 when nothing was submitted; the next double below the
+  minimum when ``min - 1`` rounds back to it, i.e. ``|min| >= 2**53``). Scores larger in
+  magnitude than ``2**1020`` are first multiplied by the power of two that brings the
+  largest to at most ``2**1020`` (exact, order-preserving), so that no difference of two
+  scores can overflow.
 - Top-K selection (RC-GNN's protocol): unordered pairs are ranked by the larger of their two
   directed scores; the first K are kept and each is oriented by its larger direction. Ties
   are broken by node name (code-point order): equal pair scores rank the pair whose sorted
@@ -22,6 +26,7 @@ Conventions (written out in docs/tasks.md):
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -31,6 +36,9 @@ from icgbench.tasks.metrics import ranking_metrics
 
 #: The fixed K sweep of the sensitivity curve (independent of the true edge count).
 K_MAX = 120
+#: Scores are rescaled by a power of two when their largest magnitude exceeds this.
+SCORE_EXPONENT = 1020
+SCORE_LIMIT = 2.0**SCORE_EXPONENT
 ROBUST_WINDOW = 5
 ROBUSTNESS = ((0.1, "robust"), (0.2, "moderate"))
 
@@ -49,12 +57,18 @@ class ScoredGraph:
         matrix = np.full((len(nodes), len(nodes)), np.nan)
         for s, t, v in zip(source, target, score, strict=True):
             matrix[index[s], index[t]] = float(v)
+        largest = float(np.nanmax(np.abs(matrix))) if len(score) else 0.0
+        if largest > SCORE_LIMIT:
+            matrix = np.ldexp(matrix, SCORE_EXPONENT - math.frexp(largest)[1])
         return cls(tuple(nodes), matrix)
 
     def filled(self) -> np.ndarray:
         """Scores with 'not predicted' replaced by min(submitted) - 1 (0 if none)."""
         present = self.scores[~np.isnan(self.scores)]
-        fill = float(present.min()) - 1.0 if present.size else 0.0
+        fill = 0.0
+        if present.size:
+            low = float(present.min())
+            fill = low - 1.0 if low - 1.0 < low else float(np.nextafter(low, -np.inf))
         return np.where(np.isnan(self.scores), fill, self.scores)
 
 

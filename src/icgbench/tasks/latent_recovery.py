@@ -3,7 +3,11 @@
 This is what makes the benchmark causal rather than purely predictive: a model can reach a
 high AUROC without recovering any state. ``r2_mean`` averages over *all* nine states, an
 unsubmitted state counting as 0 (the R^2 of predicting the mean), so nobody ranks by
-submitting only the easy states.
+submitting only the easy states. A submitted state always has an R^2: predictions so far
+off that the sum of squares would overflow are rescaled first, and an R^2 below the most
+negative double is reported as that double (-1.7976931348623157e308), so an absurd
+prediction can only lower ``r2_mean``, never turn it into a missing value that a composite
+would skip.
 """
 
 from __future__ import annotations
@@ -27,8 +31,8 @@ def score(blocks: Blocks, truth: Truth) -> TaskResult:
     for s in STATES:
         if s in states:
             values[f"r2__{s}"] = m.r2(truth.end_states[s], states[s])
-    total = sum(values.get(f"r2__{s}") or 0.0 for s in STATES)
-    metrics = {**values, "r2_mean": total / len(STATES), "n_states": len(states)}
+    r2_mean = m.mean([values.get(f"r2__{s}") or 0.0 for s in STATES])
+    metrics = {**values, "r2_mean": r2_mean, "n_states": len(states)}
     return TaskResult(metrics, {"states_submitted": [s for s in STATES if s in states]})
 
 

@@ -6,6 +6,19 @@ import numpy as np
 
 ECE_BINS = 10
 LOG_LOSS_EPS = 1e-15
+#: The most negative double: a metric whose exact value lies below it is reported as this.
+LOWEST = -float(np.finfo(np.float64).max)
+
+
+def mean(values: list[float]) -> float:
+    """Arithmetic mean, left to right; without overflow when the plain sum would overflow."""
+    n = len(values)
+    total = 0.0
+    for v in values:
+        total += v
+    if np.isfinite(total):
+        return total / n
+    return min(max(float(sum(v / n for v in values)), LOWEST), -LOWEST)
 
 
 def ranking_curve(y: np.ndarray, p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -75,9 +88,22 @@ def ece_of_uniform(prevalence: float, bins: int = ECE_BINS) -> float:
 
 
 def r2(y: np.ndarray, y_hat: np.ndarray) -> float | None:
-    """Coefficient of determination 1 - SS_res / SS_tot; None when y is constant."""
+    """Coefficient of determination 1 - SS_res / SS_tot; None when y is constant.
+
+    Absurd predictions (near the largest double) cannot overflow it into a missing value:
+    SS_res is then rescaled before dividing, and a value below the most negative double is
+    reported as :data:`LOWEST`.
+    """
     ss_tot = float(np.sum((y - np.mean(y)) ** 2))
     if ss_tot == 0.0:
         return None
-    with np.errstate(over="ignore"):  # absurd predictions give -inf, reported as null
-        return 1.0 - float(np.sum((y - y_hat) ** 2)) / ss_tot
+    with np.errstate(over="ignore", invalid="ignore"):
+        ss_res = float(np.sum((y - y_hat) ** 2))
+        if np.isfinite(ss_res):
+            return 1.0 - ss_res / ss_tot
+        half = y / 2.0 - y_hat / 2.0  # exact halving: no overflow in the difference
+        scale = float(np.max(np.abs(half)))
+        share = float(np.sum((half / scale) ** 2))
+        ratio = (2.0 * scale / np.sqrt(ss_tot)) ** 2 * share
+        value = 1.0 - float(ratio)
+    return value if np.isfinite(value) else LOWEST

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 from icgbench.tasks.base import TaskResult
+from icgbench.tasks.metrics import mean
 
 COMPOSITE_NOTE = (
     "composite = mean of (auroc, r2_mean, conformity) where finite; a ranking convenience, "
@@ -29,7 +30,7 @@ def score_summary(results: dict[str, TaskResult]) -> dict[str, float | str | Non
         "conformity": conformity,
         "auroc_target": _get(results, "cross_host_generalization", "auroc_target"),
         "transfer_gap": _get(results, "cross_host_generalization", "transfer_gap"),
-        "composite": sum(parts) / len(parts) if parts else None,
+        "composite": mean(parts) if parts else None,
         "composite_note": COMPOSITE_NOTE,
         "prior_conformity_tolerant": _get(results, "intervention_conformity",
                                           "prior_conformity_tolerant"),

@@ -1,0 +1,229 @@
+"""Hostile submissions and files: each is refused clearly, never a traceback, a hang or a blow-up.
+
+One test per class of the hostile-input review: numbers beyond a double, absurd values that
+once turned a metric into null, files that are not files, gzip tricks and bombs, huge
+values quoted back in messages, header text that is not valid Unicode, look-alike names.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import subprocess
+import sys
+import zlib
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from icgbench.cli import main
+from icgbench.scorer import SubmissionInvalid, score, validate
+from icgbench.tasks import graph_metrics as g
+from icgbench.tasks.metrics import LOWEST, mean, r2
+from scoring_helpers import template
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _errors(source) -> list[str]:
+    with pytest.raises(SubmissionInvalid) as caught:
+        validate(source)
+    return caught.value.errors
+
+
+def _bytes(doc) -> bytes:
+    return json.dumps(doc).encode()
+
+
+def _run_cli(*args: str, timeout: float = 60) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "icgbench", *args], capture_output=True,
+                          text=True, timeout=timeout, cwd=ROOT, check=False)
+
+
+@pytest.mark.parametrize("digits", [400, 5000])
+def test_integers_beyond_a_double_are_not_finite_with_their_path(digits):
+    doc = template()
+    doc["latent_recovery"]["states"]["ROS"][3] = 0
+    text = _bytes(doc).replace(b'"ROS": [', b'"ROS": [' + b"9" * digits + b", ", 1)
+    doc_errors = _errors(text)
+    assert any(e.startswith("$.latent_recovery.states.ROS[0]: number is not finite")
+               for e in doc_errors), doc_errors
+    assert not any("int" in e and "conversion" in e for e in doc_errors)
+
+
+def test_integers_beyond_a_double_in_a_parsed_document_too():
+    doc = template()
+    doc["latent_recovery"]["states"]["ROS"][7] = 10**400
+    assert any(e.startswith("$.latent_recovery.states.ROS[7]: number is not finite")
+               for e in _errors(doc))
+    doc = template()
+    doc["structure_recovery"] = {"source": ["ROS"], "target": ["event"], "score": [-(10**400)]}
+    assert any(e.startswith("$.structure_recovery.score[0]: number is not finite")
+               for e in _errors(doc))
+
+
+def test_a_huge_seed_is_an_ordinary_schema_error():
+    text = _bytes(template()).replace(b'"seed": 0', b'"seed": ' + b"1" * 400)
+    assert any(e.startswith("$.seed") for e in _errors(text))
+
+
+def test_an_integral_float_seed_is_the_integer():
+    text = _bytes(template()).replace(b'"seed": 0', b'"seed": 0.0')
+    assert b'"seed": 0.0' in text
+    report = score(text).document
+    assert report["seed"] == 0 and type(report["seed"]) is int
+
+
+def test_absurd_predictions_never_make_a_metric_null_or_help_the_composite():
+    honest = score(template()).document
+    for value in (1e308, -1e308, 1.7976931348623157e308):
+        doc = template()
+        doc["latent_recovery"]["states"]["ROS"] = [value] * len(
+            doc["latent_recovery"]["states"]["ROS"])
+        doc["latent_recovery"]["states"]["ROS"][0] = -value  # not constant
+        report = score(doc).document
+        metrics = report["tasks"]["latent_recovery"]["metrics"]
+        assert metrics["r2__ROS"] is not None and metrics["r2__ROS"] < -1e200
+        assert metrics["r2_mean"] is not None
+        assert report["summary"]["composite"] <= honest["summary"]["composite"]
+    doc = template()
+    for s in doc["latent_recovery"]["states"]:
+        doc["latent_recovery"]["states"][s] = [1.7976931348623157e308, -1.7976931348623157e308
+                                               ] * (len(doc["latent_recovery"]["subject_id"])
+                                                    // 2)
+    report = score(doc).document
+    assert report["tasks"]["latent_recovery"]["metrics"]["r2_mean"] == LOWEST
+    assert report["summary"]["composite"] < honest["summary"]["composite"]
+
+
+def test_r2_is_exact_where_the_plain_sum_overflows_and_clamped_beyond():
+    y = np.array([0.0, 1e10, 2e10, 3e10])
+    y_hat = np.array([1e155, -1e155, 1e155, -1e155])  # each square ~1e310: the sum overflows
+    ss_res = sum((Fraction(a) - Fraction(b)) ** 2 for a, b in zip(y, y_hat, strict=True))
+    ss_tot = sum((Fraction(a) - Fraction(1.5e10)) ** 2 for a in y)
+    assert r2(y, y_hat) == pytest.approx(float(1 - ss_res / ss_tot), rel=1e-12)
+    assert r2(y, np.array([1.7e308, -1.7e308, 1.7e308, -1.7e308])) == LOWEST
+    assert mean([LOWEST] * 9) == LOWEST and mean([0.5, 0.25]) == 0.375
+
+
+def test_structure_scores_near_the_largest_double_rank_as_their_halves():
+    nodes = ("a", "b", "c", "d")
+    truth = g.true_matrix(nodes, [("a", "b"), ("c", "b"), ("c", "d")])
+    source = ["a", "b", "b", "c", "d", "a"]
+    target = ["b", "a", "c", "d", "c", "c"]
+    top = 1.7976931348623157e308
+    scores = [top, -top, top / 3, -top / 7, top / 5, -top]
+    scaled = [s / 16 for s in scores]
+    for values in (scores, scaled):
+        graph = g.ScoredGraph.from_edges(nodes, source, target, values)
+        assert np.isfinite(graph.filled()).all()
+    a = g.ScoredGraph.from_edges(nodes, source, target, scores)
+    b = g.ScoredGraph.from_edges(nodes, source, target, scaled)
+    assert g.orientation(a, truth) == g.orientation(b, truth)
+    assert g.edge_ranking(a, truth) == g.edge_ranking(b, truth)
+    assert None not in g.orientation(a, truth)
+
+
+def test_a_missing_pair_ranks_below_every_submitted_score_even_beyond_2_53():
+    graph = g.ScoredGraph.from_edges(("a", "b", "c"), ["a", "b"], ["b", "c"], [-1e17, 0.0])
+    filled = graph.filled()
+    assert filled[0, 2] < -1e17  # min - 1 == min at this magnitude: the next double below
+
+
+def test_header_text_must_be_valid_unicode():
+    doc = template()
+    doc["model"]["description"] = "a\ud800b"
+    text = _bytes(doc)
+    assert b"\\ud800" in text  # an escape in valid UTF-8 JSON, read as a lone surrogate
+    errors = _errors(text)
+    assert errors == ["$.model.description: character 1 is a lone surrogate (not valid "
+                      "Unicode)"]
+
+
+@pytest.mark.parametrize("field, value", [
+    ("name", "mbcnet_v0_1\n"), ("name", " random"), ("name", "rándom"), ("name", "Ｒandom"),
+    ("name", "oracle"), ("name", "ORACLE"), ("version", "0.1.0\r"), ("version", "1 0"),
+    ("version", "\ud800"), ("language", "Python\n"), ("url", "javascript:alert(1)"),
+    ("url", "https://example.org/\n<script>"),
+])
+def test_model_header_character_classes(field, value):
+    doc = template()
+    doc["model"][field] = value
+    errors = _errors(doc)
+    assert any(e.startswith(f"$.model.{field}") or e.startswith("$.model:") for e in errors), \
+        errors
+
+
+def test_the_oracle_name_is_allowed_with_the_oracle_flag():
+    doc = template()
+    doc["model"].update(name="oracle", oracle=True)
+    assert validate(doc).document["model"]["name"] == "oracle"
+
+
+def test_a_huge_value_is_not_echoed_whole_in_the_message(capsys):
+    doc = template()
+    doc["model"]["description"] = "x" * 50_000_000
+    errors = _errors(_bytes(doc))
+    assert errors[0].startswith("$.model.description")
+    assert max(map(len, errors)) < 1000 and "characters omitted" in errors[0]
+
+
+def test_gzip_must_be_one_member_with_nothing_after_it():
+    packed = gzip.compress(_bytes(template()), mtime=0)
+    for tail in (b"\x00", b"junk", gzip.compress(b"{}", mtime=0)):
+        errors = _errors(packed + tail)
+        assert errors[0].startswith("$:") and "after the end of the gzip stream" in errors[0]
+    assert validate(packed).document["variant"] == "linear_lowhet"
+
+
+def test_not_a_regular_file_is_refused_at_once(tmp_path, capsys):
+    for path in ("/dev/zero", str(tmp_path)):  # /dev/zero was once read without bound
+        assert main(["validate", path]) == 2
+        err = capsys.readouterr().err
+        assert "character device" in err or "folder" in err, err
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    result = _run_cli("validate", str(fifo), timeout=60)  # a FIFO once blocked forever
+    assert result.returncode == 2 and "FIFO" in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_the_size_limit_counts_bytes_read(tmp_path):
+    path = tmp_path / "big.json"
+    path.write_bytes(b" " * 2000 + _bytes(template()))
+    assert main(["validate", str(path), "--max-bytes", "1000"]) == 1
+
+
+def _bomb(path: Path, megabytes: int) -> None:
+    """``{"a": [0,0,0,...`` of ``megabytes`` MiB, gzip-compressed (a few hundred KB)."""
+    chunk = b"0," * (1 << 19)
+    squeeze = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    with open(path, "wb") as out:
+        out.write(squeeze.compress(b'{"a": ['))
+        for _ in range(megabytes):
+            out.write(squeeze.compress(chunk))
+        out.write(squeeze.compress(b"0]}") + squeeze.flush())
+
+
+PEAK = """
+import resource, sys
+from icgbench.cli import main
+code = main(sys.argv[1:])
+print(f"peak_kb={resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}", file=sys.stderr)
+sys.exit(code)
+"""
+
+
+def test_a_gzip_bomb_is_refused_with_bounded_memory(tmp_path):
+    bomb = tmp_path / "bomb.json.gz"
+    _bomb(bomb, 500)
+    assert bomb.stat().st_size < 1_000_000
+    result = subprocess.run([sys.executable, "-c", PEAK, "validate", str(bomb)],
+                            capture_output=True, text=True, timeout=120, cwd=ROOT, check=False)
+    assert result.returncode == 1, result.stderr
+    assert "memory" in result.stdout and "Traceback" not in result.stderr
+    peak_kb = int(result.stderr.rsplit("peak_kb=", 1)[1])
+    assert peak_kb < 1_000_000  # inflating and parsing all 500 MB would take over 6 GB
