@@ -62,8 +62,13 @@ def test_generate_writes_every_table_and_names_the_folder(tmp_path):
     result = run_cli("generate", "--variant", "nonlinear_obs", "--seed", "4",
                      "--n-subjects", "50", "--months", "12", "--out", str(out))
     assert result.returncode == 0, result.stderr
-    assert result.stdout.strip().splitlines()[-1] == f"wrote {len(table_names())} tables to {out}"
+    assert result.stdout.strip().splitlines()[-1] == (
+        f"wrote {len(table_names())} tables and cohort.json to {out}")
     assert sorted(p.stem for p in out.glob("*.parquet")) == sorted(table_names())
+    manifest = json.loads((out / "cohort.json").read_text())
+    assert (manifest["variant"], manifest["seed"], manifest["frozen_release"]) == (
+        "nonlinear_obs", 4, False)
+    assert set(manifest["files"]) == {f"{t}.parquet" for t in table_names()}
     subjects = pq.read_table(out / "subjects.parquet")
     assert subjects.num_rows == 50
     months = set(pq.read_table(out / "observations.parquet")["visit_month"].to_pylist())

@@ -6,17 +6,22 @@ import functools
 import gzip
 import http.server
 import io
+import os
+import signal
+import subprocess
+import sys
 import tarfile
 import threading
 from pathlib import Path
 
 import pytest
 
+from icgbench import failpoints
 from icgbench.cli import main
 from icgbench.errors import InvalidInputError, UsageError
-from icgbench.release import archive
+from icgbench.release import archive, freeze
 from icgbench.release.verify import verify
-from release_helpers import mini_release
+from release_helpers import MINI, mini_release
 
 
 @pytest.fixture(scope="session")
@@ -143,3 +148,73 @@ def test_cli_download_and_pack(mini, tmp_path, server, capsys, monkeypatch):
     assert main(["data", "download", "--url", f"{url}/r.tar.gz", "--to", str(dest)]) == 0
     assert f"into {dest}" in capsys.readouterr().out
     assert main(["data", "download", "--url", f"{url}/none.tar.gz", "--to", str(dest)]) == 2
+
+
+def _declares_2_gib(good: bytes) -> bytes:
+    """A data member whose header claims 2 GiB, followed by a few bytes: a lie to refuse."""
+    with tarfile.open(fileobj=io.BytesIO(good)) as tar:
+        member = next(m for m in tar.getmembers() if m.name != "datapackage.json")
+    info = tarfile.TarInfo(member.name)
+    info.size = 2 * 1024**3
+    return gzip.compress(info.tobuf(format=tarfile.PAX_FORMAT) + b"x" * 4096)
+
+
+def test_a_member_declaring_another_size_is_refused_before_it_is_written(mini, tmp_path,
+                                                                          server):
+    www, url = server
+    good = archive.pack(mini, tmp_path / "good.tar.gz").read_bytes()
+    (www / "liar.tar.gz").write_bytes(_declares_2_gib(good))
+    dest = tmp_path / "dest"
+    with pytest.raises(InvalidInputError, match="declares 2147483648 bytes"):
+        archive.download(f"{url}/liar.tar.gz", mini, dest)
+    assert _installed_files(dest) == set()
+
+
+DOWNLOAD = """
+import sys
+from pathlib import Path
+from icgbench.release import archive
+from icgbench.release.descriptor import load_descriptor
+archive.download(sys.argv[1], load_descriptor(Path(sys.argv[2])), Path(sys.argv[3]))
+"""
+
+BUILD = """
+import sys
+from pathlib import Path
+sys.path.insert(0, sys.argv[2])
+from release_helpers import MINI
+from icgbench.release import freeze
+freeze.build(MINI, Path(sys.argv[1]))
+"""
+
+
+def _killed(code: str, *args: str, point: str) -> None:
+    result = subprocess.run([sys.executable, "-c", code, *args], capture_output=True,
+                            text=True, timeout=300, check=False,
+                            env={**os.environ, failpoints.ENV: point})
+    assert result.returncode == -signal.SIGKILL, result.stderr
+
+
+def test_a_killed_download_leaves_staging_that_the_next_one_removes(mini, tmp_path, server):
+    www, url = server
+    archive.pack(mini, www / "release.tar.gz")
+    dest = tmp_path / "installed"
+    _killed(DOWNLOAD, f"{url}/release.tar.gz", str(mini.path), str(dest),
+            point="staging.created")
+    assert [p.name.startswith(".download.") for p in dest.iterdir()] == [True]
+    archive.download(f"{url}/release.tar.gz", mini, dest)
+    assert _installed_files(dest) == {r.path for r in mini.resources} | {"datapackage.json"}
+    assert not list(dest.glob(".download.*"))
+
+
+def test_a_killed_build_leaves_staging_that_the_next_one_removes(mini, tmp_path):
+    root = mini.path.parents[2]
+    data_dir = root / MINI.data_dir
+    for r in mini.resources:
+        (mini.base / r.path).unlink()
+    _killed(BUILD, str(root), str(Path(__file__).parent), point="staging.filled")
+    assert len(list(data_dir.glob(".build.*.staging"))) == 1  # owned by a dead process
+    assert not (mini.base / mini.resources[0].path).exists()  # nothing was installed
+    freeze.build(MINI, root)
+    assert not list(data_dir.glob(".build.*"))
+    assert verify(mini).ok

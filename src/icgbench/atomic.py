@@ -1,15 +1,31 @@
-"""Writes that are all-or-nothing: a temporary file in the same folder, then a rename."""
+"""Writes that are all-or-nothing, and staging folders that clean up after a crash.
+
+A file is written to a temporary file in the same folder and renamed into place. A folder
+of outputs is built in a *staging folder* beside its target and installed by renames. A
+staging folder holds an exclusively locked ``.owner`` file for as long as its process
+lives, so a later run can tell the leftovers of a killed process (the lock is free) from
+the work of a live one (the lock is held) and remove only the former.
+"""
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import shutil
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from icgbench import failpoints
 from icgbench.errors import UsageError
+
+OWNER = ".owner"
+STAGING_SUFFIX = ".staging"
+#: A half-made staging folder (killed between mkdtemp and taking ownership) older than
+#: this is a leftover.
+UNOWNED_GRACE_SECONDS = 3600.0
 
 
 def ensure_writable_dir(path: Path) -> Path:
@@ -36,11 +52,13 @@ def write_bytes(path: Path, data: bytes) -> None:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
+        failpoints.reached("atomic.temp_written")
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+    failpoints.reached("atomic.renamed")
 
 
 def make_dir_public(path: Path) -> None:
@@ -59,29 +77,92 @@ def write_text(path: Path, text: str) -> None:
     write_bytes(path, text.encode("utf-8"))
 
 
-@contextlib.contextmanager
-def staged_dir(target: Path) -> Iterator[Path]:
-    """Yield a fresh temporary folder beside ``target``; on success move its files in.
-
-    Each file lands in ``target`` by an atomic rename, so a reader never sees a partial
-    file; on failure the staging folder is removed and ``target`` is left untouched.
-    """
-    target = Path(target)
-    ensure_writable_dir(target.parent if target.parent != Path("") else Path("."))
+def _owner_is_gone(folder: Path) -> bool:
     try:
-        stage = Path(
-            tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".staging", dir=target.parent)
-        )
+        fd = os.open(folder / OWNER, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    finally:
+        os.close(fd)
+    return True
+
+
+def remove_stale_staging(parent: Path, kind: str) -> list[Path]:
+    """Remove the staging folders of ``kind`` in ``parent`` left by killed processes."""
+    removed = []
+    for path in sorted(Path(parent).glob(f".{kind}.*")):
+        if path.is_symlink() or not path.is_dir():
+            continue
+        if path.name.endswith(STAGING_SUFFIX):
+            stale = _owner_is_gone(path)
+        else:  # killed before it took ownership
+            stale = time.time() - path.stat().st_mtime > UNOWNED_GRACE_SECONDS
+        if stale:
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(path)
+    return removed
+
+
+@contextlib.contextmanager
+def owned_staging(parent: Path, kind: str) -> Iterator[Path]:
+    """A fresh folder ``parent/.<kind>.<random>.staging``, owned while this process lives.
+
+    Leftovers of killed processes of the same kind are removed first. The folder is
+    removed on exit, whether the block succeeded or not.
+    """
+    parent = Path(parent)
+    ensure_writable_dir(parent)
+    remove_stale_staging(parent, kind)
+    try:
+        fresh = Path(tempfile.mkdtemp(prefix=f".{kind}.", suffix=".new", dir=parent))
     except OSError as exc:
-        raise UsageError(f"cannot write into {target.parent}: {exc.strerror or exc}") from None
+        raise UsageError(f"cannot write into {parent}: {exc.strerror or exc}") from None
+    fd = os.open(fresh / OWNER, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+                 | os.O_CLOEXEC, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    stage = fresh.with_name(fresh.name.removesuffix(".new") + STAGING_SUFFIX)
+    os.rename(fresh, stage)  # only now visible as a staging folder, already locked
     make_dir_public(stage)
+    failpoints.reached("staging.created")
     try:
         yield stage
-        ensure_writable_dir(target)
-        for item in sorted(stage.rglob("*")):
-            if item.is_file():
-                dest = target / item.relative_to(stage)
-                dest.parent.mkdir(parents=True, exist_ok=True)
-                os.replace(item, dest)
     finally:
         shutil.rmtree(stage, ignore_errors=True)
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def replaced_dir(target: Path, kind: str, marker: str | None = None) -> Iterator[Path]:
+    """Yield an empty folder; on success it replaces ``target`` as a whole.
+
+    The swap is two renames inside a staging folder (the old ``target`` moves in, the new
+    folder moves out), so ``target`` is always the old folder or the new one, never a
+    mixture; after a crash between the renames it is absent and the next run removes the
+    leftovers. With ``marker``, an existing non-empty ``target`` must hold that file (it
+    was written by the same command): nothing else is ever replaced.
+    """
+    target = Path(target)
+    parent = target.parent if str(target.parent) else Path(".")
+    if target.is_symlink() or (target.exists() and not target.is_dir()):
+        raise UsageError(f"{target} exists and is not a folder")
+    if marker is not None and target.is_dir() and any(target.iterdir()) \
+            and not (target / marker).is_file():
+        raise UsageError(f"refusing to replace {target}: it is not empty and holds no "
+                         f"{marker} (it was not written by this command); choose another "
+                         "folder or empty it")
+    with owned_staging(parent, kind) as stage:
+        out = stage / "output"
+        out.mkdir()
+        make_dir_public(out)
+        yield out
+        failpoints.reached("staging.filled")
+        if target.exists():
+            os.rename(target, stage / "previous")
+            failpoints.reached("staging.old_moved_aside")
+        os.rename(out, target)

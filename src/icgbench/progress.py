@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -27,3 +28,20 @@ def track(items: Iterable[T], total: int | None, description: str) -> Iterator[T
         for item in items:
             yield item
             progress.advance(task)
+
+
+@contextlib.contextmanager
+def progress_bar(description: str, total: int | None, unit: str = "items"
+                 ) -> Iterator[Callable[[int], None]]:
+    """A bar advanced by calling the yielded function (bytes get a transfer-speed bar)."""
+    if not interactive():
+        yield lambda _: None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, DownloadColumn, Progress, TransferSpeedColumn
+
+    columns = (("[progress.description]{task.description}", BarColumn(), DownloadColumn(),
+                TransferSpeedColumn()) if unit == "bytes" else ())
+    with Progress(*columns, console=Console(stderr=True), transient=True) as progress:
+        task = progress.add_task(description, total=total)
+        yield lambda n: progress.advance(task, n)

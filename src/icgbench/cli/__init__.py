@@ -32,6 +32,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code (0 ok, 1 invalid input, 2 usage error)."""
+    for stream in (sys.stdout, sys.stderr):  # a message may quote undecodable input
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
@@ -42,6 +45,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:
         where = f" ({exc.filename})" if exc.filename else ""
         print(f"icgbench: error: {exc.strerror or exc}{where}", file=sys.stderr)
+        return 2
+    except MemoryError:
+        print("icgbench: error: out of memory (the input or the requested size is too large "
+              "for this machine)", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("icgbench: interrupted", file=sys.stderr)

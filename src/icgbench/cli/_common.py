@@ -30,6 +30,17 @@ def positive_int(text: str) -> int:
     return value
 
 
+def positive_float(text: str) -> float:
+    """argparse type: a finite number > 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive, finite number, got {text!r}")
+    return value
+
+
 def print_json(obj: Any) -> None:
     """Print ``obj`` as indented JSON on stdout."""
     json.dump(obj, sys.stdout, indent=2, allow_nan=False)

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
-import pyarrow.parquet as pq
-
-from icgbench.atomic import staged_dir
+from icgbench.atomic import replaced_dir
 from icgbench.cli._common import non_negative_int, positive_int, variant_arg
 from icgbench.errors import UsageError
-from icgbench.generator import simulate
-from icgbench.summary import cohort_summary
+
+#: Written last into every output folder: what it holds, and proof that it is complete.
+MANIFEST = "cohort.json"
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -19,7 +19,9 @@ def register(commands: argparse._SubParsersAction) -> None:
         "generate",
         help="simulate one cohort and write every table as Parquet (not the frozen release)",
         description="Simulate one (variant, seed) cohort, public tables and ground truth, "
-        "and write each table as DIR/<table>.parquet.",
+        f"and write each table as DIR/<table>.parquet plus DIR/{MANIFEST} (what the folder "
+        "holds, written last). DIR is replaced as a whole; an existing DIR must be empty or "
+        "an earlier output of this command.",
     )
     p.add_argument("--variant", required=True, help="registered variant name")
     p.add_argument("--seed", required=True, type=non_negative_int, help="cohort seed (>= 0)")
@@ -32,14 +34,36 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import pyarrow.parquet as pq
+
+    from icgbench.generator import simulate
+    from icgbench.generator.memory import fits
+    from icgbench.generator.simulate import split_sizes
+    from icgbench.release.encode import sha256_file
+    from icgbench.summary import cohort_summary
+
     variant = variant_arg(args.variant)
+    months = args.months or variant.months
+    try:
+        n_subjects = sum(split_sizes(variant, args.n_subjects).values())
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    if (problem := fits(n_subjects, months)) is not None:
+        raise UsageError(problem)
     try:
         cohort = simulate(variant, args.seed, n_subjects=args.n_subjects, months=args.months)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    with staged_dir(args.out) as stage:
+    with replaced_dir(args.out, "generate", marker=MANIFEST) as stage:
+        files = {}
         for name, table in cohort.tables.items():
             pq.write_table(table, stage / f"{name}.parquet", compression="zstd")
+            files[f"{name}.parquet"] = {"rows": table.num_rows,
+                                        "sha256": sha256_file(stage / f"{name}.parquet")[0]}
+        manifest = {"variant": variant.name, "variant_hash": variant.variant_hash,
+                    "seed": args.seed, "months": cohort.months, "sizes": cohort.sizes,
+                    "frozen_release": False, "files": files}
+        (stage / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n")
     print(cohort_summary(cohort))
-    print(f"wrote {len(cohort.tables)} tables to {args.out}")
+    print(f"wrote {len(cohort.tables)} tables and {MANIFEST} to {args.out}")
     return 0

@@ -13,16 +13,14 @@ import gzip
 import hashlib
 import io
 import os
-import shutil
 import tarfile
-import tempfile
 import urllib.error
 import urllib.request
 from pathlib import Path, PurePosixPath
 
-from icgbench.atomic import ensure_writable_dir, write_bytes
+from icgbench.atomic import owned_staging, write_bytes
 from icgbench.errors import InvalidInputError, UsageError
-from icgbench.progress import interactive
+from icgbench.progress import progress_bar
 from icgbench.release.descriptor import Descriptor
 
 DESCRIPTOR_MEMBER = "datapackage.json"
@@ -56,32 +54,33 @@ def pack(descriptor: Descriptor, out: Path) -> Path:
     return out
 
 
-def fetch(url: str, dest: Path) -> None:
-    """Download ``url`` to ``dest`` with a progress bar on a terminal."""
+def archive_limit(descriptor: Descriptor) -> int:
+    """The most bytes a genuine archive of ``descriptor`` can take (tar headers, padding)."""
+    members = len(descriptor.resources) + 1
+    content = sum(r.bytes for r in descriptor.resources) + descriptor.path.stat().st_size
+    return 2 * (content + 1024 * members) + (1 << 20)
+
+
+def fetch(url: str, dest: Path, max_bytes: int) -> None:
+    """Download ``url`` to ``dest`` (at most ``max_bytes``), with progress on a terminal."""
     try:
         response = urllib.request.urlopen(url, timeout=60)
     except (urllib.error.URLError, ValueError, OSError) as exc:
         raise UsageError(f"cannot download {url}: {getattr(exc, 'reason', exc)}") from None
     total = int(response.headers.get("Content-Length") or 0) or None
-    with response, open(dest, "wb") as handle:
-        if interactive():
-            from rich.console import Console
-            from rich.progress import (
-                BarColumn,
-                DownloadColumn,
-                Progress,
-                TransferSpeedColumn,
-            )
-
-            columns = ("[progress.description]{task.description}", BarColumn(),
-                       DownloadColumn(), TransferSpeedColumn())
-            with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
-                task = bar.add_task("downloading", total=total)
-                while block := response.read(CHUNK):
-                    handle.write(block)
-                    bar.advance(task, len(block))
-        else:
-            shutil.copyfileobj(response, handle, CHUNK)
+    if total is not None and total > max_bytes:
+        raise InvalidInputError(f"{url} is {total} bytes; no archive of this release is over "
+                                f"{max_bytes}")
+    with response, open(dest, "wb") as handle, \
+            progress_bar("downloading", total, unit="bytes") as advance:
+        size = 0
+        while block := response.read(CHUNK):
+            size += len(block)
+            if size > max_bytes:
+                raise InvalidInputError(f"{url} sent over {max_bytes} bytes; no archive of "
+                                        "this release is that large (nothing was installed)")
+            handle.write(block)
+            advance(len(block))
 
 
 def _safe_member_name(name: str) -> bool:
@@ -108,7 +107,8 @@ def unpack_verified(archive: Path, descriptor: Descriptor, stage: Path) -> None:
                 source = tar.extractfile(member)
                 assert source is not None
                 if name == DESCRIPTOR_MEMBER:
-                    if source.read() != descriptor.path.read_bytes():
+                    committed = descriptor.path.read_bytes()
+                    if member.size != len(committed) or source.read() != committed:
                         raise InvalidInputError("the archive's datapackage.json differs from "
                                                 "the committed descriptor")
                     continue
@@ -116,6 +116,10 @@ def unpack_verified(archive: Path, descriptor: Descriptor, stage: Path) -> None:
                     raise InvalidInputError(f"archive member {name!r} is not in the "
                                             "descriptor")
                 r = expected[name]
+                if member.size != r.bytes:
+                    raise InvalidInputError(f"archive member {name!r} declares {member.size} "
+                                            f"bytes; the descriptor says {r.bytes} (nothing "
+                                            "was written)")
                 digest, size = hashlib.sha256(), 0
                 target = stage / name
                 target.parent.mkdir(parents=True, exist_ok=True)
@@ -139,11 +143,9 @@ def unpack_verified(archive: Path, descriptor: Descriptor, stage: Path) -> None:
 
 def download(url: str, descriptor: Descriptor, dest: Path) -> Path:
     """Fetch, verify and install a tier archive into ``dest``; return ``dest``."""
-    ensure_writable_dir(dest)
-    stage = Path(tempfile.mkdtemp(prefix=".download.", dir=dest))
-    try:
+    with owned_staging(dest, "download") as stage:
         archive = stage / "archive.tar.gz"
-        fetch(url, archive)
+        fetch(url, archive, archive_limit(descriptor))
         unpacked = stage / "files"
         unpacked.mkdir()
         unpack_verified(archive, descriptor, unpacked)
@@ -153,6 +155,4 @@ def download(url: str, descriptor: Descriptor, dest: Path) -> Path:
             os.replace(unpacked / r.path, target)
         if (dest / DESCRIPTOR_MEMBER).resolve() != descriptor.path.resolve():
             write_bytes(dest / DESCRIPTOR_MEMBER, descriptor.path.read_bytes())
-    finally:
-        shutil.rmtree(stage, ignore_errors=True)
     return dest

@@ -9,7 +9,6 @@ the committed descriptor.
 from __future__ import annotations
 
 import os
-import shutil
 import tempfile
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -20,8 +19,8 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from icgbench import contract
-from icgbench.atomic import ensure_writable_dir, make_dir_public, write_text
+from icgbench import contract, failpoints
+from icgbench.atomic import ensure_writable_dir, owned_staging, replaced_dir, write_text
 from icgbench.errors import InvalidInputError, UsageError
 from icgbench.generator import get_variant, simulate, variant_names
 from icgbench.progress import track
@@ -168,22 +167,12 @@ def freeze(tier: Tier, root: Path, jobs: int = 1) -> Path:
     descriptor_path = root / tier.descriptor_path
     data_dir = root / tier.data_dir
     ensure_writable_dir(data_dir.parent)
-    stage = Path(tempfile.mkdtemp(prefix=f".{tier.name}.", dir=data_dir.parent))
-    make_dir_public(stage)
-    try:
+    with replaced_dir(data_dir, f"freeze-{tier.name}") as stage:
         cohorts, resources = produce(tier, stage, _path_prefix(tier), jobs)
         document = build_document(tier, cohorts, resources)
         if descriptor_path.exists():
             _require_version_bump(load_descriptor(descriptor_path), resources)
-        old = data_dir.with_name(f".{tier.name}.old")
-        shutil.rmtree(old, ignore_errors=True)
-        if data_dir.exists():
-            os.replace(data_dir, old)
-        os.replace(stage, data_dir)
-        write_text(descriptor_path, contract.dumps(document))
-        shutil.rmtree(old, ignore_errors=True)
-    finally:
-        shutil.rmtree(stage, ignore_errors=True)
+    write_text(descriptor_path, contract.dumps(document))
     return descriptor_path
 
 
@@ -213,9 +202,7 @@ def build(tier: Tier, root: Path, jobs: int = 1) -> Path:
     """Build ``tier``'s files locally; install them only if they match its descriptor."""
     expected = load_descriptor(root / tier.descriptor_path)
     data_dir = root / tier.data_dir
-    ensure_writable_dir(data_dir)
-    stage = Path(tempfile.mkdtemp(prefix=".build.", dir=data_dir))
-    try:
+    with owned_staging(data_dir, "build") as stage:
         _, resources = produce(tier, stage, "", jobs)
         problems = differences(expected, resources)
         if problems:
@@ -224,10 +211,9 @@ def build(tier: Tier, root: Path, jobs: int = 1) -> Path:
                 f"({len(problems)} difference(s)); nothing was installed:\n  "
                 + "\n  ".join(problems[:20])
             )
+        failpoints.reached("staging.filled")
         for r in expected.resources:
             target = data_dir / r.path
             target.parent.mkdir(parents=True, exist_ok=True)
             os.replace(stage / r.path, target)
-    finally:
-        shutil.rmtree(stage, ignore_errors=True)
     return data_dir
