@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import functools
+from pathlib import Path
+
+import pytest
 
 from icgbench.generator import Cohort, simulate
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @functools.lru_cache(maxsize=32)
@@ -34,3 +39,16 @@ def require_tool(command: str, install_hint: str) -> str:
     path = shutil.which(command)
     require(path is not None, command, install_hint)
     return path
+
+
+@pytest.fixture(scope="session")
+def full_tier_root() -> Path:
+    """The repository root with the full tier's files present (built once if missing)."""
+    from icgbench.release import freeze
+    from icgbench.release.descriptor import load_descriptor
+    from icgbench.release.tiers import TIERS
+
+    d = load_descriptor(ROOT / TIERS["full"].descriptor_path)
+    if not all((d.base / r.path).is_file() for r in d.resources):
+        freeze.build(TIERS["full"], ROOT, jobs=2)  # installs only what matches
+    return ROOT

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import gzip
 import json
+import shutil
 from pathlib import Path
 
 from icgbench.models import CohortData, get_model
@@ -27,3 +28,10 @@ def submission_file(folder: Path, model: str, variant: str, name: str | None = N
 
 def submission_doc(model: str, variant: str) -> dict:
     return json.loads(_submission(model, variant))
+
+
+def small_board_copy(board: Path, parent: Path, name: str = "copy") -> Path:
+    """A copy of a board folder (without its lock file) to tamper with."""
+    target = parent / name
+    shutil.copytree(board, target, ignore=shutil.ignore_patterns(".leaderboard.lock"))
+    return target

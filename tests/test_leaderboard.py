@@ -1,14 +1,11 @@
-"""The leaderboard: entries, the append-only store, concurrency, crashes, migrations, verify."""
+"""The leaderboard: entries, the append-only store, concurrency, migrations, verify, show."""
 
 from __future__ import annotations
 
 import copy
 import json
-import os
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -23,9 +20,11 @@ from icgbench.leaderboard import (
     migrate_leaderboard_entries,
     read_entries,
 )
-from icgbench.leaderboard.board import add, safe_target, verify
-from icgbench.leaderboard.store import CSV_NAME, JSON_NAME, csv_text
-from leaderboard_helpers import submission_doc, submission_file
+from icgbench.leaderboard.board import add
+from icgbench.leaderboard.maintenance import migrate
+from icgbench.leaderboard.store import CSV_NAME, JSON_NAME, csv_text, json_text
+from icgbench.leaderboard.verify import verify
+from leaderboard_helpers import small_board_copy, submission_doc, submission_file
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = json.loads((ROOT / "schemas" / "examples" / "leaderboard-entry.json").read_text())
@@ -41,7 +40,7 @@ def board(tmp_path_factory):
     staging = tmp_path_factory.mktemp("incoming")
     for model in ("random", "mbcnet_v0_1"):
         for variant in ("linear_lowhet", "misspecified_signs"):
-            add(submission_file(staging, model, variant), folder, notes="test")
+            add(submission_file(staging, model, variant), folder, notes="test", tier="small")
     return folder
 
 
@@ -51,47 +50,43 @@ def test_entries_follow_the_entry_schema(board):
     validator = Draft7Validator(contract.json_schema("leaderboard-entry"))
     for e in entries:
         assert validator.is_valid(e.as_dict())
-        assert e.schema_version == "0.1" and e.submitted_at.endswith("Z")
-        assert e.submission_path == f"submissions/{e.model_name}/{e.variant_name}__seed0.json.gz"
+        assert e.schema_version == "0.2" and e.submitted_at.endswith("Z") and e.tier == "small"
+        assert e.submission_path == (f"submissions/{e.model_name}/{e.package_version}/"
+                                     f"{e.variant_name}__seed0.json.gz")
         assert (board / e.submission_path).read_bytes()[:2] == b"\x1f\x8b"
         assert set(e.scores["risk_prediction"]) == {"auroc", "auprc", "brier", "ece"}
-    assert (board / CSV_NAME).read_text() == csv_text(entries)
+    assert (board / CSV_NAME).read_bytes() == csv_text(entries).encode()
+    assert json.loads((board / JSON_NAME).read_text())["tier"] == "small"
 
 
 def test_verify_passes_and_names_every_discrepancy(board, tmp_path):
-    entries, problems = verify(board)
+    entries, problems = verify(board, tier="small")
     assert len(entries) == 4 and problems == []
-    import shutil
-
-    copy_board = tmp_path / "copy"
-    shutil.copytree(board, copy_board)
+    copy_board = small_board_copy(board, tmp_path)
     doc = json.loads((copy_board / JSON_NAME).read_text())
     doc["entries"][0]["scores"]["risk_prediction"]["auroc"] = 0.99
     doc["entries"][1]["variant_hash"] = "0" * 12
     (copy_board / JSON_NAME).write_text(json.dumps(doc))
     (copy_board / CSV_NAME).write_text(csv_text([LeaderboardEntry.from_dict(e)
                                                  for e in doc["entries"]]))
-    _, problems = verify(copy_board)
+    _, problems = verify(copy_board, tier="small")
     fields = {(p.entry.split(" on ")[0], p.field) for p in problems}
     assert ("random 0.1.0", "scores.risk_prediction.auroc") in fields
     assert any(f == "variant_hash" for _, f in fields)
-    assert main(["leaderboard", "verify", str(copy_board)]) == 1
+    assert main(["leaderboard", "verify", str(copy_board), "--tier", "small"]) == 1
 
 
 def test_verify_detects_a_replaced_submission_and_an_edited_csv(board, tmp_path):
-    import shutil
-
-    copy_board = tmp_path / "copy"
-    shutil.copytree(board, copy_board)
+    copy_board = small_board_copy(board, tmp_path)
     target = copy_board / read_entries(copy_board)[0].submission_path
     target.write_bytes(target.read_bytes()[:-8] + b"\x00" * 8)
     (copy_board / CSV_NAME).write_text((copy_board / CSV_NAME).read_text().replace(
         "test", "edited", 1))
-    _, problems = verify(copy_board)
+    _, problems = verify(copy_board, tier="small")
     fields = {p.field for p in problems}
     assert {"content", "submission_sha256"} <= fields
     with pytest.raises(InvalidInputError, match=r"differs from leaderboard\.json"):
-        append_entry(entry(), copy_board)  # writers refuse an edited CSV
+        append_entry(entry(tier="small"), copy_board)  # writers refuse an edited CSV
 
 
 def test_add_refuses_duplicates_and_oracles(board, tmp_path):
@@ -102,20 +97,19 @@ def test_add_refuses_duplicates_and_oracles(board, tmp_path):
 
 
 def test_model_names_cannot_escape_the_folder(tmp_path):
-    assert safe_target(tmp_path, "submissions/m/x.json.gz").is_relative_to(tmp_path)
-    with pytest.raises(UsageError, match="escape"):
-        safe_target(tmp_path, "submissions/../../etc/passwd")
     doc = submission_doc("random", "linear_lowhet")
     doc["model"]["name"] = "../evil"
     path = tmp_path / "evil.json"
     path.write_text(json.dumps(doc))
-    assert main(["leaderboard", "add", str(path), "--dir", str(tmp_path / "b")]) == 1
+    assert main(["leaderboard", "add", str(path), "--dir", str(tmp_path / "b"),
+                 "--tier", "small"]) == 1
     assert not (tmp_path / "evil").exists() and not (tmp_path / "b" / JSON_NAME).exists()
 
 
 def test_readers_fail_closed_on_unknown_versions(tmp_path):
-    (tmp_path / JSON_NAME).write_text(json.dumps({"schema_version": "0.1", "entries": [
-        {**EXAMPLE, "schema_version": "0.2"}]}))
+    (tmp_path / JSON_NAME).write_text(json.dumps({"schema_version": "0.2", "tier": "full",
+                                                  "entries": [{**EXAMPLE,
+                                                               "schema_version": "0.3"}]}))
     with pytest.raises(InvalidInputError, match="no migration from it"):
         read_entries(tmp_path)
     (tmp_path / JSON_NAME).write_text(json.dumps({"schema_version": "9", "entries": []}))
@@ -125,13 +119,23 @@ def test_readers_fail_closed_on_unknown_versions(tmp_path):
         append_entry(entry(), tmp_path)
 
 
+def test_writers_validate_the_entry_first(tmp_path):
+    """append_entry refuses an entry the schema refuses, instead of storing it."""
+    bad = LeaderboardEntry(**{**entry().as_dict(), "schema_version": "0.3"})
+    with pytest.raises(InvalidInputError, match="schema_version"):
+        append_entry(bad, tmp_path)
+    assert not (tmp_path / JSON_NAME).exists()
+    append_entry(entry(), tmp_path)
+    assert [e.model_name for e in read_entries(tmp_path)] == [EXAMPLE["model_name"]]
+
+
 def test_registered_migrations_are_applied_in_order():
     old = {**EXAMPLE, "schema_version": "0.0", "variant": EXAMPLE["variant_name"]}
     del old["variant_name"]
 
     def from_00(e):
         e["variant_name"] = e.pop("variant")
-        e["schema_version"] = "0.1"
+        e["schema_version"] = "0.2"
         return e
 
     migrated = migrate_leaderboard_entries([old], {"0.0": from_00})
@@ -139,6 +143,41 @@ def test_registered_migrations_are_applied_in_order():
     looping = {"0.0": lambda e: {**e, "schema_version": "0.0"}}
     with pytest.raises(InvalidInputError):
         migrate_leaderboard_entries([old], looping)
+
+
+def _as_0_1(folder: Path) -> None:
+    """Rewrite a current board as a 0.1 board: no tier, paths without the model version."""
+    doc = json.loads((folder / JSON_NAME).read_text())
+    old_entries = []
+    for e in doc["entries"]:
+        old = {k: v for k, v in e.items() if k != "tier"}
+        old["schema_version"] = "0.1"
+        old["submission_path"] = (f"submissions/{e['model_name']}/{e['variant_name']}__seed"
+                                  f"{e['seed']}.json.gz")
+        (folder / old["submission_path"]).write_bytes((folder / e["submission_path"])
+                                                      .read_bytes())
+        (folder / e["submission_path"]).unlink()
+        old_entries.append(old)
+    (folder / JSON_NAME).write_text(json.dumps({"schema_version": "0.1",
+                                                "entries": old_entries}, indent=1))
+    (folder / CSV_NAME).unlink()
+
+
+def test_a_0_1_board_is_migrated_to_0_2_and_verifies(board, tmp_path):
+    old = small_board_copy(board, tmp_path)
+    _as_0_1(old)
+    _, problems = verify(old, tier="small")
+    assert [p.field for p in problems] == ["schema_version"]  # says: migrate first
+    with pytest.raises(UsageError, match="leaderboard migrate"):
+        add(submission_file(tmp_path, "logistic_direct", "linear_lowhet"), old)
+    assert migrate(old) == 4
+    assert migrate(old) == 0  # idempotent
+    migrated = read_entries(old)
+    assert [e.tier for e in migrated] == ["full"] * 4  # what a 0.1 board claimed
+    _, problems = verify(old, tier="full")
+    # the migration's claim is checked against each stored submission: they are small-tier
+    assert {p.field for p in problems} >= {"tier"}
+    assert not list(old.glob("submissions/*/*.json.gz"))  # every file at its new path
 
 
 APPENDER = """
@@ -150,40 +189,23 @@ example = json.loads(Path(sys.argv[1]).read_text())
 folder, worker, count = Path(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 for i in range(count):
     e = dict(example, model_name=f"w{worker}", seed=i, notes=f"worker {worker} entry {i}")
+    e["submission_path"] = f"submissions/w{worker}/0.1.0/linear_lowhet__seed{i}.json.gz"
     append_entry(LeaderboardEntry.from_dict(e), folder)
 """
 
 
-def _spawn(tmp_path: Path, worker: int, count: int) -> subprocess.Popen:
+def test_concurrent_appenders_lose_nothing(tmp_path):
     example = tmp_path / "example.json"
     example.write_text(json.dumps(EXAMPLE))
-    return subprocess.Popen([sys.executable, "-c", APPENDER, str(example),
-                             str(tmp_path / "board"), str(worker), str(count)])
-
-
-def test_concurrent_appenders_lose_nothing(tmp_path):
-    workers = [_spawn(tmp_path, w, 15) for w in range(4)]
+    workers = [subprocess.Popen([sys.executable, "-c", APPENDER, str(example),
+                                 str(tmp_path / "board"), str(w), "15"]) for w in range(4)]
     assert all(p.wait(timeout=120) == 0 for p in workers)
     entries = read_entries(tmp_path / "board")
     assert len(entries) == 60
     assert {(e.model_name, e.seed) for e in entries} == {(f"w{w}", i) for w in range(4)
                                                            for i in range(15)}
-    assert (tmp_path / "board" / CSV_NAME).read_text() == csv_text(entries)
-
-
-def test_a_killed_writer_leaves_old_or_new_files_never_partial(tmp_path):
-    board = tmp_path / "board"
-    for attempt in range(4):
-        process = _spawn(tmp_path, attempt, 400)
-        time.sleep(1.0 + 0.2 * attempt)
-        os.kill(process.pid, signal.SIGKILL)
-        process.wait()
-        entries = read_entries(board)  # parses: never a partial JSON file
-        csv = (board / CSV_NAME).read_text() if (board / CSV_NAME).exists() else ""
-        assert csv_text(entries).startswith(csv)  # the CSV lags by at most the last row
-        rows = max(0, csv.count("\n") - 1)
-        assert len(entries) - rows in (0, 1)
-    assert len(read_entries(board)) > 0
+    assert (tmp_path / "board" / CSV_NAME).read_bytes() == csv_text(entries).encode()
+    assert (tmp_path / "board" / JSON_NAME).read_text() == json_text("full", entries)
 
 
 def test_show_ranks_with_mean_and_std(board, capsys):
@@ -193,3 +215,15 @@ def test_show_ranks_with_mean_and_std(board, capsys):
     lines = [line for line in out.splitlines() if line.strip().startswith(("1.", "2."))]
     assert "mbcnet_v0_1" in lines[0] and "random" in lines[1]
     assert out.strip().endswith(f"read 4 entries from {board}")
+
+
+def test_reading_commands_refuse_a_folder_without_a_board(tmp_path, capsys):
+    for argv in (["leaderboard", "verify", str(tmp_path / "nonexistent")],
+                 ["leaderboard", "show", "--dir", str(tmp_path / "nonexistent")],
+                 ["leaderboard", "show", "--dir", str(tmp_path)],
+                 ["leaderboard", "render", "--dir", str(tmp_path), "--out", str(tmp_path / "s")],
+                 ["leaderboard", "repair", "--dir", str(tmp_path)]):
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert "is not a leaderboard folder" in err or "no such folder" in err, err
+    assert not (tmp_path / "s").exists()

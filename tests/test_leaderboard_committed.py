@@ -9,9 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from icgbench.generator import variant_names
-from icgbench.leaderboard.board import verify
+from icgbench.leaderboard.verify import verify
 from icgbench.models import MODELS, competitors
-from icgbench.release import freeze
 from icgbench.release.descriptor import load_descriptor
 from icgbench.release.tiers import TIERS
 
@@ -19,16 +18,11 @@ ROOT = Path(__file__).resolve().parents[1]
 BOARD = ROOT / "leaderboard"
 
 
-def _full_tier_present() -> bool:
-    d = load_descriptor(ROOT / TIERS["full"].descriptor_path)
-    return all((d.base / r.path).is_file() for r in d.resources)
-
-
-def test_committed_board_reproduces_every_recorded_number():
-    if not _full_tier_present():
-        freeze.build(TIERS["full"], ROOT, jobs=2)  # installs only if it matches
+def test_committed_board_reproduces_every_recorded_number(full_tier_root):
     entries, problems = verify(BOARD, jobs=2)
     assert [str(p) for p in problems] == []
+    assert {e.tier for e in entries} == {"full"}
+    assert all(e.submission_path == e.canonical_path for e in entries)
     cohorts = {(v, s) for v in variant_names() for s in TIERS["full"].seeds}
     for model in competitors():
         covered = {(e.variant_name, e.seed) for e in entries if e.model_name == model}

@@ -26,7 +26,7 @@ def rendered(tmp_path_factory):
     staging = tmp_path_factory.mktemp("incoming")
     for model in ("random", "logistic_direct", "mbcnet_sign_constrained", "correlation"):
         for variant in ("linear_lowhet", "nonlinear_obs", "misspecified_signs_v2"):
-            add(submission_file(staging, model, variant), folder)  # calibration cohort first
+            add(submission_file(staging, model, variant), folder, tier="small")  # calibration first
     out = tmp_path_factory.mktemp("site")
     assert main(["leaderboard", "render", "--dir", str(folder), "--out", str(out),
                  "--figures", str(ROOT / "docs" / "figures")]) == 0
@@ -56,6 +56,7 @@ def test_every_entry_appears_in_the_rendered_dom(rendered, tmp_path):
     for e in read_entries(folder):
         marker = f'data-entry="{e.model_name}|{e.package_version}|{e.variant_name}|{e.seed}"'
         assert marker in dom, marker
+        assert e.submission_path == e.canonical_path
         assert (out / e.submission_path).is_file()  # the link resolves from file://
     assert dom.count('class="reference"') >= 8  # random and oracle lines in every table
     assert "oracle" in dom
@@ -69,3 +70,48 @@ def test_screenshot_of_the_page(rendered, tmp_path):
     assert result.returncode == 0, result.stderr[-2000:]
     data = shot.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 50_000
+
+
+def test_every_link_is_relative_to_a_copy_the_page_wrote(rendered):
+    _, out = rendered
+    html = (out / "index.html").read_text()
+    hrefs = re.findall(r'href="([^"]*)"', html)
+    files = [h for h in hrefs if not h.startswith("#")]
+    assert files, "the page links its submissions"
+    for href in files:
+        assert re.fullmatch(r"submissions/[A-Za-z0-9._+/-]+\.json\.gz", href), href
+        assert ".." not in href.split("/") and (out / href).is_file()
+
+
+def test_a_content_security_policy_allows_only_the_pages_own_script(rendered, tmp_path):
+    _, out = rendered
+    html = (out / "index.html").read_text()
+    policy = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', html).group(1)
+    assert "default-src 'none'" in policy and "img-src data:" in policy
+    assert "unsafe-inline" not in policy and "http" not in policy
+    result = _chromium("--dump-dom", (out / "index.html").as_uri(), profile=tmp_path / "a")
+    assert 'data-sortable="ready"' in result.stdout  # the page's own script ran
+    injected = tmp_path / "injected.html"
+    injected.write_text(html.replace("</body>", "<script>document.body.setAttribute("
+                                     "'data-injected', 'ran');</script></body>"))
+    result = _chromium("--dump-dom", injected.as_uri(), profile=tmp_path / "b")
+    assert 'data-sortable="ready"' in result.stdout
+    assert "data-injected" not in result.stdout.split("<script>")[0]  # blocked by the policy
+    assert 'data-injected="ran"' not in result.stdout
+
+
+def test_figures_must_be_regular_png_files(rendered, tmp_path, capsys):
+    folder, _ = rendered
+    figures = tmp_path / "figures"
+    figures.mkdir()
+    (figures / "environ.png").symlink_to("/proc/self/environ")
+    assert main(["leaderboard", "render", "--dir", str(folder), "--out", str(tmp_path / "a"),
+                 "--figures", str(figures), "--no-oracle"]) == 1
+    assert "symbolic link" in capsys.readouterr().err
+    (figures / "environ.png").unlink()
+    (figures / "fake.png").write_text("<script>alert(1)</script>")
+    assert main(["leaderboard", "render", "--dir", str(folder), "--out", str(tmp_path / "b"),
+                 "--figures", str(figures), "--no-oracle"]) == 1
+    assert "not a PNG" in capsys.readouterr().err
+    assert not (tmp_path / "a" / "index.html").exists()
+    assert not (tmp_path / "b" / "index.html").exists()

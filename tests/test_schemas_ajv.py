@@ -53,6 +53,46 @@ def _broken_submissions() -> list[tuple[str, dict]]:
     case("model name escape", lambda d: d["model"].update(name="../x"))
     case("unknown variant", lambda d: d.update(variant="nope"))
     case("states empty", lambda d: d["latent_recovery"].update(states={}))
+    # $ matches before a final newline in Python, not in JavaScript: the patterns avoid it
+    case("name with final newline", lambda d: d["model"].update(name="mbcnet_v0_1\n"))
+    case("version with final newline", lambda d: d["model"].update(version="0.1.0\n"))
+    case("version with carriage return", lambda d: d["model"].update(version="0.1.0\r"))
+    case("language with final newline", lambda d: d["model"].update(language="R\n"))
+    case("url with final newline", lambda d: d["model"].update(url="https://x.org/\n"))
+    case("javascript url", lambda d: d["model"].update(url="javascript:alert(1)"))
+    case("version lone surrogate", lambda d: d["model"].update(version="\ud800"))
+    case("oracle without the flag", lambda d: d["model"].update(name="oracle"))
+    case("Oracle without the flag", lambda d: d["model"].update(name="OrAcLe"))
+    case("oracle with the flag", lambda d: d["model"].update(name="oracle", oracle=True))
+    case("oracles with a false flag", lambda d: d["model"].update(name="oracle", oracle=False))
+    case("name 64 characters", lambda d: d["model"].update(name="a" * 64))
+    case("name 65 characters", lambda d: d["model"].update(name="a" * 65))
+    return cases
+
+
+def _broken_entries() -> list[tuple[str, dict]]:
+    base = json.loads((ROOT / "schemas" / "examples" / "leaderboard-entry.json").read_text())
+    edits = {
+        "valid": {},
+        "model name with final newline": {"model_name": "mbcnet_v0_1\n"},
+        "oracle entry": {"model_name": "oracle"},
+        "ORACLE entry": {"model_name": "ORACLE"},
+        "javascript path": {"submission_path": "javascript:alert(1)"},
+        "path with final newline": {
+            "submission_path": base["submission_path"] + "\n"},
+        "path without version": {
+            "submission_path": "submissions/mbcnet_v0_1/linear_lowhet__seed1.json.gz"},
+        "escaping path": {"submission_path": "submissions/../../etc/passwd"},
+        "no tier": {"tier": None},
+        "version with carriage return": {"package_version": "0.1.0\r"},
+        "old schema version": {"schema_version": "0.1"},
+    }
+    cases = []
+    for name, edit in edits.items():
+        doc = {**copy.deepcopy(base), **edit}
+        if edit.get("tier", "") is None:
+            del doc["tier"]
+        cases.append((name, doc))
     return cases
 
 
@@ -66,23 +106,27 @@ def _ajv(schema: Path, documents: list[Path]) -> list[dict]:
     return json.loads(result.stdout)
 
 
-def test_ajv_and_jsonschema_agree_on_examples_and_broken_submissions(tmp_path):
-    jobs = []
-    for name in ("submission", "score-report", "leaderboard-entry"):
-        jobs.append((name, ROOT / "schemas" / "examples" / f"{name}.json"))
+def _agreement(schema_name: str, cases: list[tuple[str, dict]], folder: Path) -> list[bool]:
+    """Each case's verdict, after checking that ajv and jsonschema give the same one."""
     documents = {}
-    for label, doc in _broken_submissions():
-        path = tmp_path / f"{label.replace(' ', '_')}.json"
+    for label, doc in cases:
+        path = folder / f"{schema_name}_{label.replace(' ', '_')}.json"
         path.write_text(json.dumps(doc))
         documents[path] = doc
-    submission_schema = ROOT / "schemas" / "submission.schema.json"
-    verdicts = _ajv(submission_schema, list(documents))
-    python = Draft7Validator(json.loads(submission_schema.read_text()))
+    schema = ROOT / "schemas" / f"{schema_name}.schema.json"
+    python = Draft7Validator(json.loads(schema.read_text()))
+    verdicts = _ajv(schema, list(documents))
     assert len(verdicts) == len(documents)
     for v in verdicts:
-        expected = python.is_valid(documents[Path(v["document"])])
-        assert v["valid"] == expected, (v["document"], v["errors"])
-    assert sum(v["valid"] for v in verdicts) == 3  # valid, integral float seed, k valid
-    for name, example in jobs:
+        assert v["valid"] == python.is_valid(documents[Path(v["document"])]), v
+    return [v["valid"] for v in verdicts]
+
+
+def test_ajv_and_jsonschema_agree_on_examples_and_broken_documents(tmp_path):
+    # valid, integral float seed, k valid, oracle with the flag, a 64-character name
+    assert _agreement("submission", _broken_submissions(), tmp_path).count(True) == 5
+    assert _agreement("leaderboard-entry", _broken_entries(), tmp_path).count(True) == 1
+    for name in ("submission", "score-report", "leaderboard-entry"):
+        example = ROOT / "schemas" / "examples" / f"{name}.json"
         (verdict,) = _ajv(ROOT / "schemas" / f"{name}.schema.json", [example])
         assert verdict["valid"], verdict["errors"]

@@ -10,7 +10,8 @@ import pytest
 from icgbench.data import load_table
 from icgbench.errors import InvalidInputError
 from icgbench.leaderboard import read_entries
-from icgbench.leaderboard.board import add, verify
+from icgbench.leaderboard.board import add
+from icgbench.leaderboard.verify import verify
 from icgbench.models import CohortData, get_model
 from icgbench.scorer import SubmissionInvalid, score
 from icgbench.tasks import graph_metrics as g
@@ -107,13 +108,13 @@ def test_k_star_from_the_calibration_cohort_is_reused_unchanged(tmp_path):
         files[variant] = path
     with pytest.raises(InvalidInputError,
                        match=r"add correlation 0\.1\.0's submission for that cohort first"):
-        add(files["misspecified_signs"], board)
-    calibration = add(files["linear_lowhet"], board)  # the small tier's calibration cohort
-    other = add(files["misspecified_signs"], board)
+        add(files["misspecified_signs"], board, tier="small")
+    calibration = add(files["linear_lowhet"], board, tier="small")  # the calibration cohort
+    other = add(files["misspecified_signs"], board, tier="small")
     k_star = calibration.scores["structure_recovery"]["k"]
     assert other.scores["structure_recovery"]["k"] == k_star
     in_sample = score(files["misspecified_signs"]).metrics("structure_recovery")["k"]
     assert in_sample != k_star  # so reuse is visible: this cohort alone would pick another K
-    _, problems = verify(board)
+    _, problems = verify(board, tier="small")
     assert problems == []
     assert len(read_entries(board)) == 2

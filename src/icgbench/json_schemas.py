@@ -20,12 +20,24 @@ from icgbench.vocabulary import STATES
 DRAFT7 = "http://json-schema.org/draft-07/schema#"
 SUBMISSION_VERSION = "1.0"
 REPORT_VERSION = "1.0"
-LEADERBOARD_VERSION = "0.1"
+LEADERBOARD_VERSION = "0.2"
 ID_PATTERN = "^(TR|TE|TG)[0-9]{6,9}$"
 SEMVER = r"^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)$"
 HASH12 = "^[0-9a-f]{12}$"
 SHA256 = "^sha256:[0-9a-f]{64}$"
-MODEL_NAME = "^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
+#: The end of the string, in a form every regex engine reads alike: ``$`` also matches
+#: before a final newline in Python (jsonschema) but not in JavaScript (ajv).
+END = r"(?![\s\S])"
+#: Names and versions become folder names and are shown on the page: ASCII letters and
+#: digits first, then a few punctuation marks; no space, no control character.
+NAME_CHARS = "A-Za-z0-9._-"
+VERSION_CHARS = "A-Za-z0-9.+_-"
+MODEL_NAME = f"^[A-Za-z0-9][{NAME_CHARS}]{{0,63}}{END}"
+MODEL_VERSION = f"^[A-Za-z0-9][{VERSION_CHARS}]{{0,63}}{END}"
+LANGUAGE = f"^[A-Za-z0-9](?:[A-Za-z0-9 .+#_-]{{0,30}}[A-Za-z0-9+#])?{END}"
+URL = f"^https?://[!-~]{{1,490}}{END}"
+#: ``oracle`` in any case: reserved for the reference model that reads the truth.
+ORACLE_NAME = f"^[Oo][Rr][Aa][Cc][Ll][Ee]{END}"
 TIERS = ["small", "full"]
 #: Submission blocks, in the order tasks consume them.
 BLOCKS = ["risk_prediction", "latent_recovery", "intervention_conformity",
@@ -43,17 +55,27 @@ def model_schema() -> dict[str, Any]:
         "required": ["name", "version", "language"],
         "properties": {
             "name": {"type": "string", "pattern": MODEL_NAME,
-                     "description": "Model name: letters, digits, '.', '_', '-'; it names "
-                     "the model's leaderboard folder."},
-            "version": {"type": "string", "minLength": 1, "maxLength": 64},
-            "language": {"type": "string", "minLength": 1, "maxLength": 32,
-                         "description": "Language the model was written in."},
-            "url": {"type": "string", "pattern": "^https?://", "maxLength": 500},
+                     "description": "Model name: 1-64 ASCII letters, digits, '.', '_', '-', "
+                     "starting with a letter or digit; it names the model's leaderboard "
+                     "folder. 'oracle' (any case) is reserved for the reference model that "
+                     "reads the truth."},
+            "version": {"type": "string", "pattern": MODEL_VERSION,
+                        "description": "Model version: 1-64 ASCII letters, digits, '.', '_', "
+                        "'-', '+', starting with a letter or digit."},
+            "language": {"type": "string", "pattern": LANGUAGE,
+                         "description": "Language the model was written in (e.g. Python, R, "
+                         "C++): 1-32 ASCII letters, digits, spaces and '.+#_-', starting with "
+                         "a letter or digit, ending with a letter, digit, '+' or '#'."},
+            "url": {"type": "string", "pattern": URL,
+                    "description": "http(s) URL, printable ASCII without spaces."},
             "description": {"type": "string", "maxLength": 2000},
             "oracle": {"type": "boolean",
                        "description": "True for a reference model that reads the truth "
                        "(a ceiling, never a leaderboard competitor)."},
         },
+        "if": {"properties": {"name": {"type": "string", "pattern": ORACLE_NAME}},
+               "required": ["name"]},
+        "then": {"properties": {"oracle": {"const": True}}, "required": ["oracle"]},
     }
 
 
@@ -228,6 +250,13 @@ def score_report_schema() -> dict[str, Any]:
     }
 
 
+def submission_path_pattern() -> str:
+    """The one path a board may store an entry's submission at (see canonical_path)."""
+    variants = "|".join(variant_names())
+    return (f"^submissions/[A-Za-z0-9][{NAME_CHARS}]{{0,63}}/[A-Za-z0-9][{VERSION_CHARS}]"
+            f"{{0,63}}/({variants})__seed(0|[1-9][0-9]*)\\.json\\.gz{END}")
+
+
 def leaderboard_entry_schema() -> dict[str, Any]:
     """One leaderboard row (the seed's fields plus provenance of the scored submission)."""
     return {
@@ -238,30 +267,39 @@ def leaderboard_entry_schema() -> dict[str, Any]:
         "backed by the submission file it was scored from.",
         "type": "object",
         "additionalProperties": False,
-        "required": ["schema_version", "submitted_at", "variant_name", "variant_hash",
+        "required": ["schema_version", "submitted_at", "tier", "variant_name", "variant_hash",
                      "model_name", "package_version", "scores", "notes", "seed",
                      "data_version", "release_fingerprint", "submission_path",
                      "submission_sha256"],
         "properties": {
             "schema_version": {"const": LEADERBOARD_VERSION},
+            "tier": {"enum": TIERS, "description": "Release tier the entry was graded on; a "
+                     "board holds one tier (the public board: full)."},
             "submitted_at": {"type": "string",
                              "pattern": r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$",
                              "description": "UTC ISO-8601 timestamp."},
             "variant_name": {"enum": variant_names()},
             "variant_hash": {"type": "string", "pattern": HASH12},
-            "model_name": {"type": "string", "pattern": MODEL_NAME},
-            "package_version": {"type": "string", "minLength": 1, "maxLength": 64,
-                                "description": "Version of the submitting model's package."},
+            "model_name": {"type": "string", "pattern": MODEL_NAME,
+                           "not": {"type": "string", "pattern": ORACLE_NAME},
+                           "description": "The submission's model.name; never 'oracle'."},
+            "package_version": {"type": "string", "pattern": MODEL_VERSION,
+                                "description": "The submission's model.version."},
             "scores": {
                 "type": "object",
                 "description": "Per-task summary scores: task -> metric -> value.",
                 "additionalProperties": _METRICS,
             },
-            "notes": {"type": "string", "maxLength": 2000},
+            "notes": {"type": "string", "maxLength": 2000,
+                      "description": "Free text, kept as given (the CSV rendering defuses "
+                      "spreadsheet formulas)."},
             "seed": {"type": "integer", "minimum": 0},
             "data_version": {"type": "string", "pattern": SEMVER},
             "release_fingerprint": {"type": "string", "pattern": SHA256},
-            "submission_path": {"type": "string", "minLength": 1},
+            "submission_path": {"type": "string", "pattern": submission_path_pattern(),
+                                "description": "Where the submission is stored in the board "
+                                "folder: submissions/<model>/<version>/<variant>__seed<k>"
+                                ".json.gz, nothing else."},
             "submission_sha256": {"type": "string", "pattern": SHA256},
         },
     }

@@ -1,15 +1,18 @@
-"""``icgbench leaderboard ...``: add, verify, show, render."""
+"""``icgbench leaderboard ...``: add, verify, show, render, repair, migrate."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
 
-from icgbench.cli._common import positive_int, print_json
+from icgbench.cli._common import positive_float, positive_int, print_json
 from icgbench.errors import UsageError
 from icgbench.generator import variant_names
-from icgbench.leaderboard import board, read_entries
+from icgbench.leaderboard import board
+from icgbench.leaderboard.files import board_folder
+from icgbench.leaderboard.store import DEFAULT_LOCK_TIMEOUT, PUBLIC_TIER, load_board
 from icgbench.release.locate import release_root
+from icgbench.release.tiers import TIERS
 from icgbench.scorer import SubmissionInvalid
 from icgbench.tasks import TASKS
 
@@ -31,16 +34,46 @@ def register(commands: argparse._SubParsersAction) -> None:
                        "cohort are added first (structure_recovery's K* is chosen there).")
     p.add_argument("submission", type=Path, nargs="+",
                    help="submission files (.json or .json.gz)")
-    p.add_argument("--notes", default="", help="free-form notes recorded on the entry")
+    p.add_argument("--notes", default="", help="free-form notes recorded on the entry "
+                   "(at most 2000 characters)")
     p.add_argument("--dir", type=Path, default=None, help="board folder (default: leaderboard/)")
+    p.add_argument("--tier", choices=list(TIERS), default=PUBLIC_TIER,
+                   help="tier of a board this creates (an existing board keeps its own; the "
+                   "public board is full)")
+    _lock_timeout(p)
     p.set_defaults(func=run_add)
 
-    p = sub.add_parser("verify", help="re-score every entry and compare every recorded field")
+    p = sub.add_parser("verify", help="re-score every entry; check files, tier and history",
+                       description="Re-score every entry from its stored submission and "
+                       "compare every recorded field; check the board's tier, its CSV, its "
+                       "files (no orphan, no link) and, with --base, that the board at that "
+                       "git ref is a prefix of this one. Exit 0 when everything holds, 1 "
+                       "listing each discrepancy, 2 on a usage error.")
     p.add_argument("dir", type=Path, nargs="?", default=None,
                    help="board folder (default: leaderboard/)")
+    p.add_argument("--tier", choices=list(TIERS), default=PUBLIC_TIER,
+                   help="the tier the board must hold (default: full, the public board)")
+    p.add_argument("--base", default=None, metavar="REF",
+                   help="git ref of the board's previous state (a pull request's base): it "
+                   "must be a prefix of this board, entry for entry and file for file")
     p.add_argument("--jobs", type=positive_int, default=2, help="parallel processes")
     p.add_argument("--json", action="store_true", help="print only JSON")
     p.set_defaults(func=run_verify)
+
+    p = sub.add_parser("repair", help="finish what a killed writer left (CSV, orphan files)",
+                       description="Render leaderboard.csv again when it lags behind "
+                       "leaderboard.json, and remove orphan submission files and temporary "
+                       "files. Never changes an entry; refuses a hand-edited CSV.")
+    p.add_argument("--dir", type=Path, default=None)
+    _lock_timeout(p)
+    p.set_defaults(func=run_repair)
+
+    p = sub.add_parser("migrate", help="rewrite a board at the current schema version",
+                       description="Rewrite a board stored at an older schema version at the "
+                       "current one, moving each stored submission to its canonical path.")
+    p.add_argument("--dir", type=Path, default=None)
+    _lock_timeout(p)
+    p.set_defaults(func=run_migrate)
 
     p = sub.add_parser("show", help="a ranked table: mean and sample std over seeds")
     p.add_argument("--variant", choices=variant_names(), default=None)
@@ -58,6 +91,13 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run_render)
 
 
+def _lock_timeout(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--lock-timeout", type=positive_float, default=DEFAULT_LOCK_TIMEOUT,
+                   metavar="SECONDS",
+                   help="give up waiting for another writer's board lock after this long "
+                   f"(default {DEFAULT_LOCK_TIMEOUT:g})")
+
+
 def _dir(args: argparse.Namespace, attr: str = "dir") -> Path:
     chosen = getattr(args, attr)
     return chosen if chosen is not None else _default_board()
@@ -68,7 +108,8 @@ def run_add(args: argparse.Namespace) -> int:
     added = 0
     for path in board.calibration_first(args.submission):
         try:
-            entry = board.add(path, folder, args.notes)
+            entry = board.add(path, folder, args.notes, tier=args.tier,
+                              lock_timeout=args.lock_timeout)
         except SubmissionInvalid as exc:
             print(f"INVALID {path} ({exc.stage}):")
             for line in exc.errors:
@@ -82,8 +123,10 @@ def run_add(args: argparse.Namespace) -> int:
 
 
 def run_verify(args: argparse.Namespace) -> int:
+    from icgbench.leaderboard.verify import verify
+
     folder = _dir(args)
-    entries, problems = board.verify(folder, args.jobs)
+    entries, problems = verify(folder, args.jobs, tier=args.tier, base=args.base)
     if args.json:
         print_json({"board": str(folder), "entries": len(entries), "ok": not problems,
                     "discrepancies": [{"entry": p.entry, "field": p.field,
@@ -98,8 +141,8 @@ def run_verify(args: argparse.Namespace) -> int:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    folder = _dir(args)
-    entries = read_entries(folder)
+    folder = board_folder(_dir(args))
+    entries = load_board(folder, new_tier=None).entries
     variants = [args.variant] if args.variant else list(dict.fromkeys(
         e.variant_name for e in entries))
     tasks = [args.task] if args.task else list(TASKS)
@@ -136,4 +179,25 @@ def run_render(args: argparse.Namespace) -> int:
     page = render(folder, args.out, figures, with_oracle=not args.no_oracle)
     print(f"rendered {page.entries} entries ({page.oracle_rows} oracle reference rows); "
           f"wrote {args.out / 'index.html'}")
+    return 0
+
+
+def run_repair(args: argparse.Namespace) -> int:
+    from icgbench.leaderboard.maintenance import repair
+
+    folder = _dir(args)
+    actions = repair(folder, args.lock_timeout)
+    for line in actions:
+        print(line)
+    print(f"{folder} is consistent ({len(actions)} repair(s) made)")
+    return 0
+
+
+def run_migrate(args: argparse.Namespace) -> int:
+    from icgbench.leaderboard.maintenance import migrate
+
+    folder = _dir(args)
+    moved = migrate(folder, args.lock_timeout)
+    print(f"{folder} is at the current schema version ({moved} stored file(s) moved); wrote "
+          f"{folder / 'leaderboard.json'} and {folder / 'leaderboard.csv'}")
     return 0

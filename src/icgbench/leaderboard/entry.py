@@ -10,9 +10,17 @@ from jsonschema import Draft7Validator
 
 from icgbench import contract
 from icgbench.errors import InvalidInputError
+from icgbench.scorer.schema_check import shorten
 from icgbench.tasks import TASKS
 
-SCHEMA_VERSION = "0.1"
+SCHEMA_VERSION = contract.json_schema("leaderboard-entry")["properties"]["schema_version"][
+    "const"]
+SUBMISSIONS = "submissions"
+
+
+def canonical_path(model: str, version: str, variant: str, seed: int) -> str:
+    """Where a board stores a model version's submission for a cohort (relative path)."""
+    return f"{SUBMISSIONS}/{model}/{version}/{variant}__seed{seed}.json.gz"
 
 
 @dataclass(frozen=True)
@@ -21,6 +29,7 @@ class LeaderboardEntry:
 
     schema_version: str
     submitted_at: str
+    tier: str
     variant_name: str
     variant_hash: str
     model_name: str
@@ -46,15 +55,24 @@ class LeaderboardEntry:
         return (f"{self.model_name} {self.package_version} on {self.variant_name} seed "
                 f"{self.seed}")
 
+    @property
+    def canonical_path(self) -> str:
+        """The only path this entry's submission may be stored at."""
+        return canonical_path(self.model_name, self.package_version, self.variant_name,
+                              self.seed)
+
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> LeaderboardEntry:
+    def from_dict(cls, data: Any) -> LeaderboardEntry:
         """An entry from a document of the current schema version (validated)."""
+        if not isinstance(data, dict):
+            raise InvalidInputError(f"a leaderboard entry must be a JSON object, not "
+                                    f"{type(data).__name__}")
         errors = sorted(Draft7Validator(contract.json_schema("leaderboard-entry")).iter_errors(
             data), key=lambda e: list(e.absolute_path))
         if errors:
             where = "/".join(map(str, errors[0].absolute_path)) or "(entry)"
             raise InvalidInputError(f"leaderboard entry invalid at {where}: "
-                                    f"{errors[0].message}")
+                                    f"{shorten(errors[0].message)}")
         return cls(**{f.name: data[f.name] for f in fields(cls)})
 
 
@@ -71,12 +89,14 @@ def now_utc() -> str:
     return dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
-def entry_from_report(report: dict[str, Any], submission_path: str, notes: str = "",
+def entry_from_report(report: dict[str, Any], notes: str = "",
                       submitted_at: str | None = None) -> LeaderboardEntry:
-    """The entry recording a score report of a submission stored at ``submission_path``."""
+    """The entry recording a score report (its submission stored at the canonical path)."""
+    model = report["model"]
     return LeaderboardEntry.from_dict({
         "schema_version": SCHEMA_VERSION,
         "submitted_at": submitted_at or now_utc(),
+        "tier": report["tier"],
         "variant_name": report["variant"],
         "variant_hash": report["variant_hash"],
         "model_name": report["model"]["name"],
@@ -86,6 +106,7 @@ def entry_from_report(report: dict[str, Any], submission_path: str, notes: str =
         "seed": report["seed"],
         "data_version": report["data_version"],
         "release_fingerprint": report["release_fingerprint"],
-        "submission_path": submission_path,
+        "submission_path": canonical_path(model["name"], model["version"], report["variant"],
+                                          report["seed"]),
         "submission_sha256": report["submission"]["sha256"],
     })

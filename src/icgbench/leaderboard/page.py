@@ -4,12 +4,18 @@ No CDN and no server: styles, the sorting script and the figures (as data URIs) 
 the one HTML file, and the submissions it links to are copied beside it, so the folder
 works from ``file://``. Reference lines: ``random`` (an entry, the floor) and ``oracle``
 (scored on the fly from the truth when the release is available: the ceiling).
+
+The page treats the board as hostile: every value is HTML-escaped; links are relative and
+point only at the submission copies it wrote itself, at each entry's canonical path; a
+figure must be a regular file (not a link) with a PNG signature; and a
+Content-Security-Policy allows no script or style but the page's own (by hash), images
+only as data URIs, and nothing fetched from anywhere.
 """
 
 from __future__ import annotations
 
 import base64
-import shutil
+import hashlib
 import statistics
 from dataclasses import dataclass
 from importlib import resources
@@ -17,13 +23,17 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+from markupsafe import Markup
 
-from icgbench.atomic import ensure_writable_dir, write_text
-from icgbench.errors import UserError
+from icgbench import untrusted
+from icgbench.atomic import ensure_writable_dir, write_bytes, write_text
+from icgbench.errors import InvalidInputError, UserError
 from icgbench.generator import get_variant
-from icgbench.leaderboard.board import rank, safe_target
-from icgbench.leaderboard.entry import LeaderboardEntry, headline_scores
-from icgbench.leaderboard.store import read_entries
+from icgbench.leaderboard.board import no_symlink_below, rank
+from icgbench.leaderboard.entry import SCHEMA_VERSION, LeaderboardEntry, headline_scores
+from icgbench.leaderboard.files import board_folder
+from icgbench.leaderboard.store import load_board
+from icgbench.scorer.parse import DEFAULT_MAX_BYTES
 from icgbench.tasks import TASKS
 
 REFERENCE_MODELS = ("random", "oracle")
@@ -35,6 +45,10 @@ FIGURE_ALT = {
     "structure_sensitivity.png": "Structure recovery: F1 and SHD against K on the "
     "calibration cohort, K* marked",
 }
+
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+MAX_FIGURE_BYTES = 20 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -65,9 +79,12 @@ def oracle_entries(entries: list[LeaderboardEntry]) -> list[LeaderboardEntry]:
             if report["release_fingerprint"] not in wanted:
                 continue
             out.append(LeaderboardEntry(
-                "0.1", "", variant, report["variant_hash"], "oracle", report["model"]["version"],
-                headline_scores(report), "reads the truth", seed, report["data_version"],
-                report["release_fingerprint"], "", ""))
+                schema_version=SCHEMA_VERSION, submitted_at="", tier=tier,
+                variant_name=variant, variant_hash=report["variant_hash"], model_name="oracle",
+                package_version=report["model"]["version"], scores=headline_scores(report),
+                notes="reads the truth", seed=seed, data_version=report["data_version"],
+                release_fingerprint=report["release_fingerprint"], submission_path="",
+                submission_sha256=""))
             break
     return out
 
@@ -110,16 +127,48 @@ def _rows(entries: list[LeaderboardEntry], oracle: list[LeaderboardEntry], varia
             rows.append({
                 "model": r.model, "version": r.package_version, "cells": cells,
                 "seeds": len(mine), "reference": reference or r.model in REFERENCE_MODELS,
-                "links": [{"href": e.submission_path, "seed": e.seed,
+                "links": [{"href": e.canonical_path, "seed": e.seed,
                            "entry": f"{e.model_name}|{e.package_version}|{variant}|{e.seed}"}
                           for e in sorted(mine, key=lambda e: e.seed) if e.submission_path],
             })
     return rows
 
 
+def figure_images(figures: Path | None) -> list[dict[str, str]]:
+    """The PNG figures in ``figures`` as data-URI payloads; anything else is refused."""
+    if figures is None or not figures.is_dir():
+        return []
+    images = []
+    for png in sorted(figures.glob("*.png")):
+        try:
+            data = untrusted.read_regular(png, MAX_FIGURE_BYTES, follow_symlinks=False)
+        except (OSError, untrusted.InputProblem) as exc:
+            raise InvalidInputError(f"figure {png} cannot be embedded: {exc}") from None
+        if not data.startswith(PNG_SIGNATURE):
+            raise InvalidInputError(f"figure {png} is not a PNG file (no PNG signature)")
+        images.append({"alt": FIGURE_ALT.get(png.name, png.stem.replace("_", " ")),
+                       "id": f"figure-{png.stem}", "data": base64.b64encode(data).decode()})
+    return images
+
+
+def _source_hash(text: str) -> str:
+    """A CSP source expression allowing exactly this inline script or style."""
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
+
+
+def _asset(name: str) -> str:
+    return resources.files("icgbench.leaderboard").joinpath(f"templates/{name}").read_text()
+
+
+def content_security_policy(css: str, js: str) -> str:
+    """Nothing but the page's own style and script, images as data URIs, no fetching."""
+    return (f"default-src 'none'; style-src {_source_hash(css)}; script-src "
+            f"{_source_hash(js)}; img-src data:; base-uri 'none'; form-action 'none'")
+
+
 def build_page(folder: Path, figures: Path | None, with_oracle: bool = True) -> Page:
     """The page's HTML for the board in ``folder``."""
-    entries = read_entries(folder)
+    entries = load_board(board_folder(folder), new_tier=None).entries
     oracle = oracle_entries(entries) if with_oracle else []
     variants = []
     for name in dict.fromkeys(e.variant_name for e in entries):
@@ -134,16 +183,13 @@ def build_page(folder: Path, figures: Path | None, with_oracle: bool = True) -> 
                     for m in spec.headline]})
         variants.append({"name": name, "hash": v.variant_hash, "description": v.description,
                          "tasks": tasks})
-    images = []
-    if figures is not None and figures.is_dir():
-        for png in sorted(figures.glob("*.png")):
-            images.append({"alt": FIGURE_ALT.get(png.name, png.stem.replace("_", " ")),
-                           "id": f"figure-{png.stem}",
-                           "data": base64.b64encode(png.read_bytes()).decode()})
+    images = figure_images(figures)
+    css, js = _asset("page.css"), _asset("page.js")
     template = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined,
                                   trim_blocks=True, lstrip_blocks=True).from_string(
         resources.files("icgbench.leaderboard").joinpath("templates/page.html.j2").read_text())
     html = template.render(
+        css=Markup(css), js=Markup(js), csp=Markup(content_security_policy(css, js)),
         entries=entries, variants=variants, figures=images,
         models=sorted({e.model_name for e in entries}),
         data_versions=sorted({e.data_version for e in entries}))
@@ -154,11 +200,16 @@ def render(folder: Path, out: Path, figures: Path | None, with_oracle: bool = Tr
     """Write ``out/index.html`` and copy the linked submissions beside it."""
     page = build_page(folder, figures, with_oracle)
     ensure_writable_dir(out)
-    for e in read_entries(folder):
-        source = safe_target(folder, e.submission_path)
-        target = safe_target(out, e.submission_path)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if source.resolve() != target.resolve():
-            shutil.copyfile(source, target)
+    for e in load_board(folder, new_tier=None).entries:
+        source = no_symlink_below(folder, e.canonical_path)
+        target = no_symlink_below(out, e.canonical_path)
+        if source.resolve() == target.resolve():
+            continue
+        try:
+            data = untrusted.read_regular(source, DEFAULT_MAX_BYTES, follow_symlinks=False)
+        except (OSError, untrusted.InputProblem) as exc:
+            raise InvalidInputError(f"cannot copy {e.label}'s submission {source}: {exc} "
+                                    "(run `icgbench leaderboard verify`)") from None
+        write_bytes(target, data)
     write_text(out / "index.html", page.html)
     return page

@@ -1,11 +1,18 @@
 """The stored board: full-history ``leaderboard.json`` and append-only ``leaderboard.csv``.
 
-``leaderboard.json`` holds every entry; ``leaderboard.csv`` is rendered from it, one row
-per entry with the scores as compact JSON, so its columns never change and a new row only
-ever appends. Writers hold an exclusive lock (``.leaderboard.lock``) for the whole
-read-append-write, write each file to a temporary file in the same folder and rename it,
-and refuse to touch a CSV whose earlier rows no longer match the JSON. Readers and writers
-accept only schema version "0.1", through the registered migrations.
+``leaderboard.json`` holds the board's schema version, its tier (one tier per board; the
+public board is full-tier) and every entry; ``leaderboard.csv`` is rendered from it, one
+row per entry with the scores as compact JSON, so its columns never change and a new row
+only ever appends. Every cell is quoted, and a cell that a spreadsheet would run as a
+formula (starting with ``= + - @``, a tab or a line break) is prefixed with ``'``.
+
+Writers hold an exclusive lock (``.leaderboard.lock``, never a symbolic link) for the
+whole read-check-write, waiting at most a timeout; write each file to a temporary file in
+the same folder and rename it (JSON first: it is the source of truth); and refuse a CSV
+whose earlier rows no longer match the JSON. A writer killed between the two renames
+leaves the CSV one row behind, which the next ``add`` or ``leaderboard repair`` renders
+again. Readers parse strictly (no duplicate keys, no NaN) and accept only the current
+schema version, or an older one through the registered migrations.
 """
 
 from __future__ import annotations
@@ -15,92 +22,270 @@ import csv
 import fcntl
 import io
 import json
+import os
+import stat
+import sys
+import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from icgbench import failpoints, untrusted
 from icgbench.atomic import ensure_writable_dir, write_text
-from icgbench.errors import InvalidInputError
+from icgbench.errors import InvalidInputError, UsageError
 from icgbench.leaderboard.entry import SCHEMA_VERSION, LeaderboardEntry
 from icgbench.leaderboard.migrations import MIGRATIONS, migrate_leaderboard_entries
 
 JSON_NAME = "leaderboard.json"
 CSV_NAME = "leaderboard.csv"
 LOCK_NAME = ".leaderboard.lock"
-CSV_COLUMNS = ["schema_version", "submitted_at", "variant_name", "variant_hash", "seed",
-               "model_name", "package_version", "data_version", "release_fingerprint",
+CSV_COLUMNS = ["schema_version", "submitted_at", "tier", "variant_name", "variant_hash",
+               "seed", "model_name", "package_version", "data_version", "release_fingerprint",
                "submission_path", "submission_sha256", "notes", "scores"]
+#: The public board's tier, and the default of every command that reads or writes a board.
+PUBLIC_TIER = "full"
+DEFAULT_LOCK_TIMEOUT = 120.0
+MAX_BOARD_BYTES = 256 * 1024 * 1024
+#: A spreadsheet runs a cell starting with one of these as a formula.
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n")
+
+
+@dataclass(frozen=True)
+class Board:
+    """A board as read from disk: its tier, entries, and the schema version on disk."""
+
+    tier: str
+    entries: list[LeaderboardEntry]
+    stored_version: str = SCHEMA_VERSION
+
+    @property
+    def current(self) -> bool:
+        """True when the file on disk is at the current schema version (writable)."""
+        return self.stored_version == SCHEMA_VERSION
+
+
+@dataclass(frozen=True)
+class RawBoard:
+    """A board document after parsing and migration, entries not yet validated."""
+
+    stored_version: str
+    tier: str
+    entries: list[dict[str, Any]]
+
+
+def _lock_fd(folder: Path) -> int:
+    path = folder / LOCK_NAME
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    except OSError as exc:
+        if path.is_symlink():
+            raise UsageError(f"{path} is a symbolic link; the board lock must be a regular "
+                             "file (remove the link)") from None
+        raise UsageError(f"cannot open the board lock {path}: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise UsageError(f"{path} is not a regular file; remove it")
+    return fd
 
 
 @contextlib.contextmanager
-def locked(folder: Path) -> Iterator[None]:
-    """Hold the board's exclusive lock (other writers wait)."""
+def locked(folder: Path, timeout: float = DEFAULT_LOCK_TIMEOUT) -> Iterator[None]:
+    """Hold the board's exclusive lock; say so when waiting, give up after ``timeout`` s."""
+    folder = Path(folder)
     ensure_writable_dir(folder)
-    with open(folder / LOCK_NAME, "a+") as handle:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+    fd = _lock_fd(folder)
+    try:
+        deadline = time.monotonic() + timeout
+        told = False
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise UsageError(
+                        f"gave up after {timeout:g} s waiting for the board lock "
+                        f"{folder / LOCK_NAME}: another writer holds it (a running `icgbench "
+                        "leaderboard add`?); try again, or raise --lock-timeout") from None
+                if not told:
+                    print(f"icgbench: waiting for the board lock {folder / LOCK_NAME} (another "
+                          f"writer holds it; giving up after {timeout:g} s)", file=sys.stderr)
+                    told = True
+                time.sleep(0.05)
         try:
+            failpoints.reached("board.locked")
             yield
         finally:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
+
+
+def parse_board(data: bytes, where: str) -> RawBoard:
+    """The board document in ``data`` (``where`` names it in errors), entries migrated."""
+    try:
+        document = untrusted.loads(data)
+    except untrusted.InputProblem as exc:
+        raise InvalidInputError(f"cannot read {where}: {exc}") from None
+    if not isinstance(document, dict) or not isinstance(document.get("entries"), list):
+        raise InvalidInputError(f"{where} is not a leaderboard (an object with an 'entries' "
+                                "list)")
+    unknown = sorted(set(document) - {"schema_version", "tier", "entries"})
+    if unknown:
+        raise InvalidInputError(f"{where} has unknown key(s) {', '.join(map(repr, unknown))}")
+    version = document.get("schema_version")
+    if version != SCHEMA_VERSION and version not in MIGRATIONS:
+        raise InvalidInputError(f"{where} has schema_version {version!r}; this icgbench reads "
+                                f"{SCHEMA_VERSION!r} and has no migration from it")
+    tier = document.get("tier", PUBLIC_TIER if version == "0.1" else None)
+    if tier not in ("small", "full"):
+        raise InvalidInputError(f"{where}: 'tier' must be 'full' or 'small', not {tier!r}")
+    try:
+        entries = migrate_leaderboard_entries(document["entries"])
+    except InvalidInputError as exc:
+        raise InvalidInputError(f"{where}: {exc}") from None
+    return RawBoard(version, tier, entries)
+
+
+def stored_paths(data: bytes) -> list[str | None]:
+    """Each entry's ``submission_path`` exactly as stored (before a migration moved it)."""
+    document = untrusted.loads(data)
+    return [e.get("submission_path") if isinstance(e, dict) else None
+            for e in document["entries"]]
+
+
+def read_json_file(folder: Path) -> bytes | None:
+    """The bytes of ``leaderboard.json`` (None when the folder has no board yet)."""
+    path = Path(folder) / JSON_NAME
+    try:
+        return untrusted.read_regular(path, MAX_BOARD_BYTES, follow_symlinks=False)
+    except FileNotFoundError:
+        return None
+    except untrusted.InputProblem as exc:
+        raise InvalidInputError(str(exc)) from None
+
+
+def entries_of(raw: RawBoard, where: str) -> list[LeaderboardEntry]:
+    """Every entry of ``raw``, each validated against the entry schema."""
+    out = []
+    for i, item in enumerate(raw.entries):
+        try:
+            out.append(LeaderboardEntry.from_dict(item))
+        except InvalidInputError as exc:
+            raise InvalidInputError(f"{where}: entry {i}: {exc}") from None
+    return out
+
+
+def load_board(folder: Path, new_tier: str | None = PUBLIC_TIER) -> Board:
+    """The board in ``folder``; an empty board of ``new_tier`` when there is none yet.
+
+    With ``new_tier=None`` a missing board is a usage error (commands that only read).
+    """
+    folder = Path(folder)
+    data = read_json_file(folder)
+    if data is None:
+        if new_tier is None:
+            what = "no such folder" if not folder.exists() else f"no {JSON_NAME} in it"
+            raise UsageError(f"{folder} is not a leaderboard folder ({what})")
+        return Board(new_tier, [])
+    raw = parse_board(data, str(folder / JSON_NAME))
+    return Board(raw.tier, entries_of(raw, str(folder / JSON_NAME)), raw.stored_version)
 
 
 def read_entries(folder: Path) -> list[LeaderboardEntry]:
     """Every entry of the board in ``folder`` (an empty list when there is none yet)."""
-    path = Path(folder) / JSON_NAME
-    if not path.exists():
-        return []
-    try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise InvalidInputError(f"cannot read {path}: {exc}") from None
-    if not isinstance(document, dict) or not isinstance(document.get("entries"), list):
-        raise InvalidInputError(f"{path} is not a leaderboard (no 'entries' list)")
-    version = document.get("schema_version")
-    if version != SCHEMA_VERSION and version not in MIGRATIONS:
-        raise InvalidInputError(f"{path} has schema_version {version!r}; this icgbench reads "
-                                f"{SCHEMA_VERSION!r} and has no migration from it")
-    raw = migrate_leaderboard_entries(document["entries"])
-    return [LeaderboardEntry.from_dict(e) for e in raw]
+    return load_board(folder).entries
+
+
+def defused(text: str) -> str:
+    """A CSV cell a spreadsheet shows as text: formula-like cells get a leading ``'``."""
+    if text.startswith(FORMULA_START) or text.lstrip(" ").startswith(FORMULA_START[:4]):
+        return "'" + text
+    return text
 
 
 def csv_text(entries: list[LeaderboardEntry]) -> str:
     """The CSV rendering of ``entries`` (deterministic: a row depends only on its entry)."""
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    writer = csv.writer(buffer, lineterminator="\n", quoting=csv.QUOTE_ALL)
     writer.writerow(CSV_COLUMNS)
     for e in entries:
         d = e.as_dict()
         d["scores"] = json.dumps(e.scores, sort_keys=True, separators=(",", ":"),
                                  allow_nan=False)
-        writer.writerow([d[c] for c in CSV_COLUMNS])
+        writer.writerow([defused(str(d[c])) for c in CSV_COLUMNS])
     return buffer.getvalue()
 
 
-def json_text(entries: list[LeaderboardEntry]) -> str:
-    return json.dumps({"schema_version": SCHEMA_VERSION,
+def json_text(tier: str, entries: list[LeaderboardEntry]) -> str:
+    """The JSON document of a board (ASCII: every other character is escaped)."""
+    return json.dumps({"schema_version": SCHEMA_VERSION, "tier": tier,
                        "entries": [e.as_dict() for e in entries]},
                       indent=1, allow_nan=False) + "\n"
 
 
+def read_csv_bytes(folder: Path) -> bytes | None:
+    """The bytes of ``leaderboard.csv`` exactly as stored (no newline translation)."""
+    try:
+        return untrusted.read_regular(Path(folder) / CSV_NAME, MAX_BOARD_BYTES,
+                                      follow_symlinks=False)
+    except FileNotFoundError:
+        return None
+    except untrusted.InputProblem as exc:
+        raise InvalidInputError(str(exc)) from None
+
+
+def csv_state(folder: Path, entries: list[LeaderboardEntry]) -> str:
+    """``same``, ``behind`` (a strict prefix: a killed writer) or ``different``."""
+    actual = read_csv_bytes(folder)
+    expected = csv_text(entries).encode("utf-8")
+    if actual == expected:
+        return "same"
+    if actual is None or (expected.startswith(actual) and actual.endswith(b"\n")):
+        return "behind"
+    return "different"
+
+
 def check_csv(folder: Path, entries: list[LeaderboardEntry]) -> None:
-    """Fail closed when leaderboard.csv's rows are not the JSON's (a prefix is allowed)."""
-    path = Path(folder) / CSV_NAME
-    if not path.exists():
-        return
-    expected = csv_text(entries)
-    actual = path.read_text(encoding="utf-8")
-    if not expected.startswith(actual):
-        raise InvalidInputError(f"{path} differs from {JSON_NAME} in earlier rows (edited by "
-                                "hand?); refusing to append")
+    """Fail closed when leaderboard.csv's rows are not the JSON's (lagging behind is fine)."""
+    if csv_state(folder, entries) == "different":
+        raise InvalidInputError(f"{Path(folder) / CSV_NAME} differs from {JSON_NAME} in earlier "
+                                "rows (edited by hand?); refusing to write (restore it from "
+                                "version control)")
 
 
-def append_entry(entry: LeaderboardEntry, folder: Path) -> None:
-    """Append ``entry`` to the board in ``folder`` (atomically, under the lock)."""
+def require_current(folder: Path, board: Board) -> None:
+    """Writers refuse a board stored at an older schema version: migrate it first."""
+    if not board.current:
+        raise UsageError(f"{Path(folder) / JSON_NAME} is stored at schema version "
+                         f"{board.stored_version}; run `icgbench leaderboard migrate --dir "
+                         f"{folder}` to rewrite it at {SCHEMA_VERSION} first")
+
+
+def write_board(folder: Path, tier: str, entries: list[LeaderboardEntry]) -> None:
+    """Write both files (JSON first, the source of truth), each atomically. Hold the lock."""
+    write_text(Path(folder) / JSON_NAME, json_text(tier, entries))
+    failpoints.reached("board.json_written")
+    write_text(Path(folder) / CSV_NAME, csv_text(entries))
+
+
+def append_entry(entry: LeaderboardEntry, folder: Path,
+                 timeout: float = DEFAULT_LOCK_TIMEOUT) -> None:
+    """Append ``entry`` to the board in ``folder`` (atomically, under the lock).
+
+    The entry is validated against the entry schema first, and must be of the board's
+    tier; the stored submission is the caller's business (``board.add`` stores both).
+    """
+    entry = LeaderboardEntry.from_dict(entry.as_dict())
     folder = Path(folder)
-    with locked(folder):
-        entries = read_entries(folder)
-        check_csv(folder, entries)
-        if any(e.key == entry.key for e in entries):
+    with locked(folder, timeout):
+        board = load_board(folder, new_tier=entry.tier)
+        require_current(folder, board)
+        if entry.tier != board.tier:
+            raise InvalidInputError(f"{folder} is a {board.tier}-tier board; {entry.label} is "
+                                    f"a {entry.tier}-tier entry")
+        check_csv(folder, board.entries)
+        if any(e.key == entry.key for e in board.entries):
             raise InvalidInputError(f"the board already has {entry.label}")
-        entries.append(entry)
-        write_text(folder / JSON_NAME, json_text(entries))
-        write_text(folder / CSV_NAME, csv_text(entries))
+        write_board(folder, board.tier, [*board.entries, entry])

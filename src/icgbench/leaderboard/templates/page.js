@@ -1,0 +1,22 @@
+document.querySelectorAll("table.sortable th").forEach(function (th, index) {
+  th.addEventListener("click", function () {
+    var table = th.closest("table"), body = table.tBodies[0];
+    var ascending = !th.classList.contains("sorted-asc");
+    table.querySelectorAll("th").forEach(function (h) {
+      h.classList.remove("sorted-asc", "sorted-desc");
+    });
+    th.classList.add(ascending ? "sorted-asc" : "sorted-desc");
+    var rows = Array.prototype.slice.call(body.rows);
+    rows.sort(function (a, b) {
+      var x = a.cells[index], y = b.cells[index];
+      var u = x.dataset.value !== undefined ? parseFloat(x.dataset.value) : NaN;
+      var w = y.dataset.value !== undefined ? parseFloat(y.dataset.value) : NaN;
+      var cmp = (!isNaN(u) || !isNaN(w))
+        ? (isNaN(u) ? 1 : isNaN(w) ? -1 : u - w)
+        : x.textContent.localeCompare(y.textContent);
+      return ascending ? cmp : -cmp;
+    });
+    rows.forEach(function (r) { body.appendChild(r); });
+  });
+});
+document.body.setAttribute("data-sortable", "ready");

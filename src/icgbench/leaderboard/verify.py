@@ -1,0 +1,177 @@
+"""``leaderboard verify``: every number re-scored, every file accounted for, history kept.
+
+For each entry, the submission stored at its canonical path is re-validated and re-graded
+against the verified release, and every recorded field (tier, cohort, model, release
+fingerprint, file hash, each score) must be reproduced. Around the entries: the board is
+of the expected tier, at the current schema version, its CSV is exactly the rendering of
+its JSON (byte for byte), no key is duplicated, no two model names (or versions) differ
+only by case or Unicode compatibility, and the folder holds nothing else (no orphan, no
+symbolic link). With ``base`` (a git ref), the board at that ref must be a prefix of this
+one, entry for entry and stored file for stored file (see :mod:`.history`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from icgbench import untrusted
+from icgbench.errors import InvalidInputError, UsageError
+from icgbench.leaderboard.board import calibration_k, name_clash, no_symlink_below
+from icgbench.leaderboard.entry import (
+    SCHEMA_VERSION,
+    LeaderboardEntry,
+    entry_from_report,
+    headline_scores,
+)
+from icgbench.leaderboard.files import board_folder, strays
+from icgbench.leaderboard.store import (
+    CSV_NAME,
+    JSON_NAME,
+    PUBLIC_TIER,
+    csv_state,
+    parse_board,
+    read_json_file,
+)
+from icgbench.progress import track
+from icgbench.scorer import SubmissionInvalid, grade, validate
+from icgbench.scorer.parse import DEFAULT_MAX_BYTES
+
+TOLERANCE = 1e-12
+FIELDS = ("tier", "variant_name", "variant_hash", "model_name", "package_version", "seed",
+          "data_version", "release_fingerprint")
+
+
+@dataclass(frozen=True)
+class Discrepancy:
+    """One thing on the board that does not hold: what was recorded, what was found."""
+
+    entry: str
+    field: str
+    recorded: Any
+    recomputed: Any
+
+    def __str__(self) -> str:
+        return (f"{self.entry}: {self.field} recorded {self.recorded!r}, "
+                f"recomputed {self.recomputed!r}")
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, float) and isinstance(b, float):
+        return math.isclose(a, b, rel_tol=TOLERANCE, abs_tol=TOLERANCE)
+    return a == b
+
+
+def verify_entry(folder: Path, entry: LeaderboardEntry, entries: list[LeaderboardEntry]
+                 ) -> list[Discrepancy]:
+    """Re-score one entry's stored submission and compare every recorded field."""
+    label = entry.label
+    out = []
+    if entry.submission_path != entry.canonical_path:
+        out.append(Discrepancy(label, "submission_path", entry.submission_path,
+                               entry.canonical_path))
+    try:
+        path = no_symlink_below(folder, entry.submission_path)
+        data = untrusted.read_regular(path, DEFAULT_MAX_BYTES, follow_symlinks=False)
+    except (OSError, UsageError, untrusted.InputProblem) as exc:
+        return [*out, Discrepancy(label, "submission_path", entry.submission_path,
+                                  f"unreadable: {exc}")]
+    digest = "sha256:" + hashlib.sha256(data).hexdigest()
+    if digest != entry.submission_sha256:
+        out.append(Discrepancy(label, "submission_sha256", entry.submission_sha256, digest))
+    try:
+        v = validate(data)
+        if v.document["model"].get("oracle"):
+            raise InvalidInputError("an oracle submission (it reads the truth) cannot be an "
+                                    "entry")
+        report = grade(v, structure_k=calibration_k(v, entries)).document
+    except InvalidInputError as exc:
+        detail = "; ".join(exc.errors[:3]) if isinstance(exc, SubmissionInvalid) else str(exc)
+        return [*out, Discrepancy(label, "submission", "valid", detail)]
+    recomputed = entry_from_report(report, entry.notes, entry.submitted_at)
+    for field in FIELDS:
+        if getattr(entry, field) != getattr(recomputed, field):
+            out.append(Discrepancy(label, field, getattr(entry, field),
+                                   getattr(recomputed, field)))
+    fresh = headline_scores(report)
+    for task in sorted(set(entry.scores) | set(fresh)):
+        for metric in sorted(set(entry.scores.get(task, {})) | set(fresh.get(task, {}))):
+            old = entry.scores.get(task, {}).get(metric, "(absent)")
+            new = fresh.get(task, {}).get(metric, "(absent)")
+            if not _same(old, new):
+                out.append(Discrepancy(label, f"scores.{task}.{metric}", old, new))
+    return out
+
+
+def _verify_one(args: tuple[Path, LeaderboardEntry, list[LeaderboardEntry]]
+                ) -> list[Discrepancy]:
+    return verify_entry(*args)
+
+
+def board_problems(folder: Path, tier: str, raw_tier: str, entries: list[LeaderboardEntry]
+                   ) -> list[Discrepancy]:
+    """Everything about the board as a whole: tier, CSV, keys, names, stray files."""
+    out = []
+    if raw_tier != tier:
+        out.append(Discrepancy(JSON_NAME, "tier", f"{tier} (the board's tier)", raw_tier))
+    for e in entries:
+        if e.tier != raw_tier:
+            out.append(Discrepancy(e.label, "tier", e.tier, f"{raw_tier} (the board's tier)"))
+    state = csv_state(folder, entries)
+    if state != "same":
+        hint = ("one or more rows behind (a killed writer; `icgbench leaderboard repair` "
+                "renders it again)" if state == "behind" else "different (edited by hand?)")
+        out.append(Discrepancy(CSV_NAME, "content", f"the rendering of {JSON_NAME}", hint))
+    seen: dict[tuple[str, int, str, str], int] = {}
+    known: list[tuple[str, str]] = []
+    for e in entries:
+        seen[e.key] = seen.get(e.key, 0) + 1
+        if seen[e.key] == 2:
+            out.append(Discrepancy(e.label, "key", "unique", "duplicated"))
+        clash = name_clash(known, e.model_name, e.package_version)
+        if clash is not None:
+            out.append(Discrepancy(e.label, "model_name", e.model_name, clash))
+        known.append((e.model_name, e.package_version))
+    for s in strays(folder, {e.submission_path for e in entries}):
+        out.append(Discrepancy(s.path, "file", "a board file or a referenced submission",
+                               s.reason))
+    return out
+
+
+def verify(folder: Path, jobs: int = 1, tier: str = PUBLIC_TIER, base: str | None = None
+           ) -> tuple[list[LeaderboardEntry], list[Discrepancy]]:
+    """Every check of the module docstring; (entries, discrepancies), empty when all hold."""
+    folder = board_folder(folder)
+    try:
+        raw = parse_board(read_json_file(folder) or b"", str(folder / JSON_NAME))
+    except InvalidInputError as exc:
+        return [], [Discrepancy(JSON_NAME, "document", "a valid board", str(exc))]
+    if raw.stored_version != SCHEMA_VERSION:
+        return [], [Discrepancy(JSON_NAME, "schema_version", raw.stored_version,
+                                f"{SCHEMA_VERSION} (run `icgbench leaderboard migrate --dir "
+                                f"{folder}`)")]
+    entries, problems = [], []
+    for i, item in enumerate(raw.entries):
+        try:
+            entries.append(LeaderboardEntry.from_dict(item))
+        except InvalidInputError as exc:
+            problems.append(Discrepancy(f"entry {i}", "schema", "valid", str(exc)))
+    problems += board_problems(folder, tier, raw.tier, entries)
+    work = [(folder, e, entries) for e in entries]
+    if jobs > 1 and len(work) > 1:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            results = list(track(pool.map(_verify_one, work, chunksize=4), len(work),
+                                 "re-scoring the board"))
+    else:
+        results = [_verify_one(w) for w in track(work, len(work), "re-scoring the board")]
+    for found in results:
+        problems.extend(found)
+    if base is not None:
+        from icgbench.leaderboard.history import history_problems
+
+        problems += history_problems(folder, base, raw)
+    return entries, problems

@@ -1,0 +1,207 @@
+"""The board's history and the pull-request check: trusted code on untrusted data.
+
+``verify --base REF`` must fail any change that rewrites the past while the end state still
+re-scores cleanly; ``tools/ci/pr-scope`` fails a PR that touches anything but the board;
+``tools/ci/verify-board`` (what the workflow runs) grades the PR's board with the trusted
+checkout's code and release, never the PR's.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from icgbench.leaderboard.board import add
+from icgbench.leaderboard.entry import LeaderboardEntry
+from icgbench.leaderboard.store import CSV_NAME, JSON_NAME, csv_text, json_text
+from icgbench.leaderboard.verify import verify
+from leaderboard_helpers import submission_doc, submission_file
+
+ROOT = Path(__file__).resolve().parents[1]
+GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@example.org", "-c", "commit.gpgsign=false"]
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run([*GIT, *args], cwd=repo, check=True, capture_output=True,
+                          text=True).stdout.strip()
+
+
+def commit(repo: Path, message: str) -> str:
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "--allow-empty", "-m", message)
+    return git(repo, "rev-parse", "HEAD")
+
+
+@pytest.fixture(scope="module")
+def history(tmp_path_factory):
+    """A repository whose base commit holds a two-entry small-tier board."""
+    repo = tmp_path_factory.mktemp("repo")
+    git(repo, "init", "-q", "-b", "main")
+    staging = tmp_path_factory.mktemp("incoming")
+    for model in ("random", "logistic_direct"):
+        add(submission_file(staging, model, "linear_lowhet"), repo / "leaderboard",
+            notes="base", tier="small")
+    (repo / "README.md").write_text("a project\n")
+    base = commit(repo, "base board")
+    return repo, base, staging
+
+
+@pytest.fixture
+def work(history, tmp_path):
+    """A fresh clone of the history repository to change and verify."""
+    repo, base, staging = history
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(repo), str(clone)], check=True)
+    return clone, base, staging
+
+
+def _rewrite(board: Path, change) -> None:
+    doc = json.loads((board / JSON_NAME).read_text())
+    change(doc["entries"])
+    entries = [LeaderboardEntry.from_dict(e) for e in doc["entries"]]
+    (board / JSON_NAME).write_text(json_text(doc["tier"], entries))
+    (board / CSV_NAME).write_text(csv_text(entries))
+
+
+def _history(board: Path, base: str) -> list[str]:
+    _, problems = verify(board, tier="small", base=base)
+    return [f"{p.entry}: {p.recomputed}" for p in problems]
+
+
+def test_appending_extends_the_history(work):
+    clone, base, staging = work
+    add(submission_file(staging, "mbcnet_v0_1", "linear_lowhet"), clone / "leaderboard")
+    commit(clone, "a new entry")
+    assert _history(clone / "leaderboard", base) == []
+    assert _history(clone / "leaderboard", "HEAD") == []
+
+
+@pytest.mark.parametrize("change, expected", [
+    (lambda es: es.pop(0), "removed"),
+    (lambda es: es.clear(), "removed"),
+    (lambda es: es.reverse(), "changed"),
+    (lambda es: es[1].update(notes="edited"), "changed: notes"),
+    (lambda es: es[0].update(submitted_at="2020-01-01T00:00:00Z"), "changed: submitted_at"),
+])
+def test_rewriting_the_past_fails_while_the_end_state_is_clean(work, change, expected):
+    clone, base, _ = work
+    board = clone / "leaderboard"
+    _rewrite(board, change)
+    for path in board.glob("submissions/*/*/*.json.gz"):  # drop what no entry references
+        if path.relative_to(board).as_posix() not in (board / JSON_NAME).read_text():
+            path.unlink()
+    _, end_state = verify(board, tier="small")
+    assert end_state == []  # every number re-scores: only the history check sees it
+    assert any(expected in line for line in _history(board, base))
+
+
+def test_replacing_a_submission_together_with_its_scores_fails(work):
+    clone, base, _ = work
+    board = clone / "leaderboard"
+    doc = submission_doc("random", "linear_lowhet")
+    doc["risk_prediction"]["proba"] = [1.0 - p for p in doc["risk_prediction"]["proba"]]
+    replacement = clone / "replacement.json"
+    replacement.write_text(json.dumps(doc))
+    fresh = clone / "fresh"
+    entry = add(replacement, fresh, tier="small")
+    (board / entry.submission_path).write_bytes((fresh / entry.submission_path).read_bytes())
+    shutil.rmtree(fresh)
+    replacement.unlink()
+
+    def swap(entries):
+        i = next(i for i, e in enumerate(entries) if e["model_name"] == "random")
+        entries[i].update(scores=entry.scores, submission_sha256=entry.submission_sha256)
+
+    _rewrite(board, swap)
+    assert verify(board, tier="small")[1] == []
+    assert any("changed: scores, submission_sha256" in line
+               for line in _history(board, base))
+
+
+def test_the_tier_of_a_board_cannot_change(work):
+    clone, base, _ = work
+    board = clone / "leaderboard"
+    doc = json.loads((board / JSON_NAME).read_text())
+    doc["tier"] = "full"
+    (board / JSON_NAME).write_text(json.dumps(doc))
+    _, problems = verify(board, tier="small", base=base)
+    assert any(p.field == "tier" and p.entry == JSON_NAME and "small" in str(p.recorded)
+               and p.recomputed == "full" for p in problems)
+
+
+def test_bad_refs_and_folders_outside_git_are_usage_errors(work, tmp_path):
+    from icgbench.cli import main
+
+    clone, _, _ = work
+    board = clone / "leaderboard"
+    assert main(["leaderboard", "verify", str(board), "--tier", "small", "--base",
+                 "no-such-ref"]) == 2
+    assert main(["leaderboard", "verify", str(board), "--tier", "small",
+                 "--base=--upload-pack=evil"]) == 2
+    outside = tmp_path / "outside"
+    shutil.copytree(board, outside)
+    assert main(["leaderboard", "verify", str(outside), "--tier", "small", "--base",
+                 "HEAD"]) == 2
+
+
+def _scope(repo: Path, base: str, head: str, *flag: str) -> subprocess.CompletedProcess:
+    return subprocess.run([ROOT / "tools/ci/pr-scope", repo, base, head, *flag],
+                          capture_output=True, text=True, check=False)
+
+
+def test_a_pull_request_may_change_the_board_only(work):
+    clone, base, staging = work
+    add(submission_file(staging, "mbcnet_v0_1", "linear_lowhet"), clone / "leaderboard")
+    head = commit(clone, "board only")
+    ok = _scope(clone, base, head)
+    assert ok.returncode == 0 and "inside leaderboard/" in ok.stdout
+    (clone / "datapackage.json").write_text("{}")  # the release, rewritten in the same PR
+    (clone / "odd name\nwith newline").write_text("x")
+    head = commit(clone, "and the release")
+    refused = _scope(clone, base, head)
+    assert refused.returncode == 1
+    assert "datapackage.json" in refused.stderr and "maintainer-approved" in refused.stderr
+    assert _scope(clone, base, head, "--maintainer-approved").returncode == 0
+    assert _scope(clone, base, head, "--yes").returncode == 2
+
+
+@pytest.fixture(scope="module")
+def full_board_prefix(full_tier_root, tmp_path_factory):
+    """A repository whose base holds the first 3 entries of the committed (full) board."""
+    committed = ROOT / "leaderboard"
+    doc = json.loads((committed / JSON_NAME).read_text())
+    repo = tmp_path_factory.mktemp("candidate")
+    git(repo, "init", "-q", "-b", "main")
+
+    def write(n: int) -> None:
+        entries = [LeaderboardEntry.from_dict(e) for e in doc["entries"][:n]]
+        board = repo / "leaderboard"
+        for e in entries:
+            (board / e.submission_path).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(committed / e.submission_path, board / e.submission_path)
+        (board / JSON_NAME).write_text(json_text("full", entries))
+        (board / CSV_NAME).write_text(csv_text(entries))
+
+    write(2)
+    base = commit(repo, "base")
+    write(3)
+    (repo / "datapackage.json").write_text('{"name": "icg-bench-tampered", "resources": []}')
+    head = commit(repo, "one more entry, and a release of its own")
+    return repo, base, head
+
+
+def test_the_workflow_grades_a_pr_board_with_the_trusted_code_and_release(full_board_prefix):
+    repo, base, head = full_board_prefix
+    script = ROOT / "tools/ci/verify-board"
+    refused = subprocess.run([script, ROOT, repo, base, head], capture_output=True, text=True,
+                             check=False, timeout=600)
+    assert refused.returncode == 1 and "datapackage.json" in refused.stderr
+    approved = subprocess.run([script, ROOT, repo, base, head, "--maintainer-approved"],
+                              capture_output=True, text=True, check=False, timeout=600)
+    assert approved.returncode == 0, approved.stdout[-2000:] + approved.stderr[-2000:]
+    assert "OK: 3 entries" in approved.stdout  # the PR's own datapackage.json was never read
+    assert f"verified by the code and release of {ROOT}" in approved.stdout
