@@ -20,7 +20,7 @@ test: $(STAMP)-dev system-deps
 system-deps:
 	@tools/install-system-deps.sh
 
-test-slow: $(STAMP)-dev
+test-slow: $(STAMP)-dev system-deps
 	$(BIN)/python -m pytest -m slow $(PYTEST_ARGS)
 
 lint: $(STAMP)-dev
