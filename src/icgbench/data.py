@@ -87,7 +87,7 @@ def load_arrow(variant: str, table: str, seed: int | None = None, tier: str = "s
     seed = default_seed(d, variant) if seed is None else seed
     r = d.find(variant, seed, table, "parquet")
     data = checked_bytes(d, r)
-    return encode.conform(pq.read_table(pa.BufferReader(data)),
+    return encode.conform(pq.read_table(encode.parquet_source(data)),
                           contract.table_schema(table), r.name)
 
 

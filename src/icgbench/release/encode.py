@@ -147,6 +147,21 @@ def sha256_file(path: Path, chunk: int = 1 << 20) -> tuple[str, int]:
     return "sha256:" + digest.hexdigest(), size
 
 
+def parquet_source(data: bytes) -> pa.BufferReader:
+    """A reader over a copy of ``data`` in Arrow's own memory, for ``pyarrow.parquet``.
+
+    Arrow's threaded Parquet reader can drop its last reference to the input on a worker
+    thread after the call has returned. Were the input Python-owned bytes, that release
+    would need the GIL, and during interpreter shutdown a thread that asks for the GIL is
+    terminated, which aborts the whole process ("terminate called without an active
+    exception", exit 134) after the command had succeeded. Memory Arrow owns is released
+    without Python.
+    """
+    buffer = pa.allocate_buffer(len(data))
+    memoryview(buffer).cast("B")[:] = data
+    return pa.BufferReader(buffer)
+
+
 def read_parquet(path: Path, table_schema: dict[str, Any]) -> pa.Table:
     """Read a release Parquet file and check it has the schema's columns and types."""
     table = pq.read_table(path)

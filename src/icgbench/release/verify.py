@@ -224,7 +224,7 @@ def _parquet_for_checks(data: bytes, schema: dict[str, Any], deep: bool
     """Footer statistics for every column; with ``deep``, also decode the columns that
     value checks (enum, pattern, unique, keys) need."""
     names = [f["name"] for f in schema["fields"]]
-    metadata = pq.read_metadata(pa.BufferReader(data))
+    metadata = pq.read_metadata(encode.parquet_source(data))
     arrow = metadata.schema.to_arrow_schema()
     if arrow.names != names:
         raise ValueError(f"columns {arrow.names} do not match the Table Schema {names}")
@@ -244,7 +244,7 @@ def _parquet_for_checks(data: bytes, schema: dict[str, Any], deep: bool
     table = None
     if need:
         strings = [n for n in need if arrow.field(n).type == pa.string()]
-        pf = pq.ParquetFile(pa.BufferReader(data), read_dictionary=strings)
+        pf = pq.ParquetFile(encode.parquet_source(data), read_dictionary=strings)
         table = pf.read(columns=need)
     columns = {n: table[n] for n in need} if table is not None else {}
     for n in need:
@@ -258,7 +258,7 @@ def content_matches(r: Resource, data: bytes, schema: dict[str, Any]) -> bool:
     file written by another pyarrow, a .csv.gz compressed by another zlib)."""
     try:
         if r.format == "parquet":
-            table = encode.conform(pq.read_table(pa.BufferReader(data)), schema, r.name)
+            table = encode.conform(pq.read_table(encode.parquet_source(data)), schema, r.name)
             return encode.content_digest(table, schema) == r.content_digest
         return encode.sha256_bytes(gzip.decompress(data)) == r.csv_sha256
     except Exception:  # any unreadable file simply does not match
@@ -349,7 +349,7 @@ def verify(descriptor: Descriptor, check_data: bool = True, deep: bool = False,
         if res is None or res.columns is None or res.data is None:
             return None
         if field not in res.columns:
-            reader = pq.ParquetFile(pa.BufferReader(res.data), read_dictionary=[field])
+            reader = pq.ParquetFile(encode.parquet_source(res.data), read_dictionary=[field])
             res.columns[field] = reader.read(columns=[field])[field]
         return res.columns[field]
 
