@@ -89,4 +89,4 @@ def difficulty_tiers(summary: pd.DataFrame) -> pd.DataFrame:
             rows.append({"cohort": cohort, "category": category, "best_model": best.model,
                          "normalized": float(best[column]),
                          "tier": difficulty(float(best[column]))})
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=["cohort", "category", "best_model", "normalized", "tier"])

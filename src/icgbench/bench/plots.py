@@ -94,12 +94,17 @@ def auroc_vs_r2(per_seed: pd.DataFrame, out: Path) -> Path:
     return _save(fig, out / "auroc_vs_r2.png")
 
 
-def conformity_per_intervention(per_seed: pd.DataFrame, out: Path) -> Path:
-    """Per model: share of seeds whose risk change follows the prior's and the DGP's sign."""
+def conformity_per_intervention(per_seed: pd.DataFrame, out: Path) -> Path | None:
+    """Per model: share of seeds whose risk change follows the prior's and the DGP's sign.
+
+    None (no figure) when no model besides ``random`` attempted the intervention task.
+    """
     names = intervention_names()
     first = f"intervention_conformity.prior_conforms__{names[0]}"
     models = [m for m in _models(per_seed) if m != "random" and first in per_seed
               and per_seed.loc[per_seed.model == m, first].notna().any()]
+    if not models:
+        return None
     cohorts = list(dict.fromkeys(per_seed.cohort))
     fig, axes = plt.subplots(len(models), 2, figsize=(11, 2.1 * len(models) + 1.6),
                              squeeze=False, sharex=True, sharey=True, layout="constrained")
@@ -195,9 +200,13 @@ FIGURES = (scores_by_variant, auroc_vs_r2, conformity_per_intervention, transfer
 
 
 def draw_all(per_seed: pd.DataFrame, out: Path, inputdir: Path | None = None) -> list[Path]:
-    """Every figure, written as PNG into ``out`` (structure curves need the sweep folder)."""
+    """Every figure the sweep has data for, written as PNG into ``out``.
+
+    Structure curves need the sweep folder; a figure whose models are absent from the sweep
+    (e.g. a sweep of ``random`` alone) is left out.
+    """
     out.mkdir(parents=True, exist_ok=True)
-    paths = [figure(per_seed, out) for figure in FIGURES]
+    paths = [p for p in (figure(per_seed, out) for figure in FIGURES) if p is not None]
     if inputdir is not None:
         curves, calibration = calibration_curves(inputdir, per_seed)
         if curves:

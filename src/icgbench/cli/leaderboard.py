@@ -171,6 +171,8 @@ def run_render(args: argparse.Namespace) -> int:
 
     folder = _dir(args)
     figures = args.figures
+    if figures is not None and not figures.is_dir():
+        raise UsageError(f"--figures {figures}: not a folder")
     if figures is None:
         try:
             figures = release_root() / "docs" / "figures"

@@ -9,6 +9,7 @@ the target folder is refused and nothing is left behind.
 
 from __future__ import annotations
 
+import functools
 import gzip
 import hashlib
 import io
@@ -19,6 +20,7 @@ import urllib.request
 from pathlib import Path, PurePosixPath
 
 from icgbench.atomic import owned_staging, write_bytes
+from icgbench.data import checked_bytes
 from icgbench.errors import InvalidInputError, UsageError
 from icgbench.progress import progress_bar
 from icgbench.release.descriptor import Descriptor
@@ -28,18 +30,23 @@ CHUNK = 1 << 20
 
 
 def pack(descriptor: Descriptor, out: Path) -> Path:
-    """Write the tier's descriptor and files as a reproducible tar.gz at ``out``."""
-    members = [(DESCRIPTOR_MEMBER, descriptor.path)] + [
-        (r.path, descriptor.base / r.path) for r in descriptor.resources
-    ]
-    missing = [str(p) for _, p in members if not p.is_file()]
+    """Write the tier's descriptor and files as a reproducible tar.gz at ``out``.
+
+    Every file is checked against the descriptor first, so an archive never carries an
+    altered file under the release's name.
+    """
+    missing = [str(descriptor.base / r.path) for r in descriptor.resources
+               if not (descriptor.base / r.path).is_file()]
     if missing:
         raise UsageError(f"cannot pack: {len(missing)} file(s) missing, first {missing[0]} "
                          "(build the tier first: icgbench data build)")
+    members = [(DESCRIPTOR_MEMBER, lambda: descriptor.path.read_bytes())] + [
+        (r.path, functools.partial(checked_bytes, descriptor, r)) for r in descriptor.resources
+    ]
     raw = io.BytesIO()
     with tarfile.open(fileobj=raw, mode="w", format=tarfile.PAX_FORMAT) as tar:
-        for name, path in sorted(members):
-            data = path.read_bytes()
+        for name, read in sorted(members, key=lambda m: m[0]):
+            data = read()
             info = tarfile.TarInfo(name)
             info.size = len(data)
             info.mtime = 0

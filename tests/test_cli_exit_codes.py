@@ -1,0 +1,266 @@
+"""Every command's exit code on valid input (0), invalid input (1) and a usage error (2).
+
+The README and docs/cli.md promise these three codes everywhere. The matrix below names a
+case for each leaf command of the parser; a test fails when a command is added without
+its cases, so the promise cannot silently stop covering a command. Commands run in
+process through ``icgbench.cli.main`` (argparse's own errors exit 2 through SystemExit).
+The data commands run against the miniature release tier, so build, pack, download and
+freeze --check take a second, not minutes.
+"""
+
+from __future__ import annotations
+
+import functools
+import gzip
+import http.server
+import json
+import shutil
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from icgbench.cli import build_parser, main
+from icgbench.leaderboard.store import JSON_NAME
+from icgbench.release.descriptor import load_descriptor
+from leaderboard_helpers import submission_file
+from release_helpers import MINI, mini_release
+from scoring_helpers import template
+
+
+def leaf_commands() -> set[str]:
+    """Every runnable command of the parser, as 'group sub' strings."""
+    found = set()
+
+    def walk(parser, prefix: tuple[str, ...]) -> None:
+        subs = [a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction"]
+        if not subs:
+            found.add(" ".join(prefix))
+        for action in subs:
+            for name, child in action.choices.items():
+                walk(child, (*prefix, name))
+
+    walk(build_parser(), ())
+    return found
+
+
+class World:
+    """The files the cases point at, made once per module."""
+
+    def __init__(self, folder: Path):
+        self.dir = folder
+        self.valid = folder / "valid.json"
+        self.valid.write_text(json.dumps(template()))
+        self.invalid = folder / "invalid.json"
+        self.invalid.write_text(json.dumps({**template(), "seed": -1}))
+        self.missing = folder / "no-such-file.json"
+        self.board = folder / "board"
+        entry = submission_file(folder, "random", "linear_lowhet")
+        assert main(["leaderboard", "add", str(entry), "--dir", str(self.board),
+                     "--tier", "small"]) == 0
+        self.tampered = folder / "tampered-board"
+        shutil.copytree(self.board, self.tampered,
+                        ignore=shutil.ignore_patterns(".leaderboard.lock"))
+        doc = json.loads((self.tampered / JSON_NAME).read_text())
+        doc["entries"][0]["scores"]["risk_prediction"]["auroc"] = 1.0
+        (self.tampered / JSON_NAME).write_text(json.dumps(doc))
+        self.corrupt = folder / "corrupt-board"
+        shutil.copytree(self.board, self.corrupt,
+                        ignore=shutil.ignore_patterns(".leaderboard.lock"))
+        (self.corrupt / JSON_NAME).write_text("{not json")
+        self.sweep = folder / "sweep"
+        assert main(["bench", "sweep", "--models", "random", "--cohorts", "linear_lowhet",
+                     "--outdir", str(self.sweep), "--jobs", "1"]) == 0
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory) -> World:
+    return World(tmp_path_factory.mktemp("exit-codes"))
+
+
+@pytest.fixture()
+def mini_home(tmp_path, tmp_path_factory, monkeypatch):
+    """The mini tier as the release every data command sees (ICGBENCH_HOME), served over
+    HTTP as a packed archive; yields (root, archive URL, tampered descriptor)."""
+    d = mini_release(tmp_path, tmp_path_factory.getbasetemp() / "mini-cache-exit-codes")
+    root = d.base.parents[1]
+    (root / "datapackage.json").write_text(d.path.read_text())
+    monkeypatch.setenv("ICGBENCH_HOME", str(root))
+    monkeypatch.setattr("icgbench.cli.data.get_tier", lambda name: MINI)
+    monkeypatch.setattr("icgbench.cli.data.tier_descriptor", lambda tier: load_descriptor(d.path))
+    monkeypatch.setattr("icgbench.data.tier_descriptor",
+                        lambda tier, root=None: load_descriptor(d.path))
+    www = tmp_path / "www"
+    www.mkdir()
+    assert main(["data", "pack", "--out", str(www / "r.tar.gz")]) == 0
+    (www / "bad.tar.gz").write_bytes(gzip.compress(b"not a tar archive"))
+    tampered = json.loads(d.path.read_text())
+    parquet = next(r for r in tampered["resources"] if r["path"].endswith(".parquet"))
+    parquet["icgbench:content_digest"] = "sha256:" + "0" * 64
+    parquet["hash"] = "sha256:" + "0" * 64
+    bad = tmp_path / "tampered.json"
+    bad.write_text(json.dumps(tampered))
+    handler = functools.partial(_Quiet, directory=str(www))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        yield root, f"http://127.0.0.1:{httpd.server_address[1]}", bad, d.path
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+def run(argv: list[str]) -> int:
+    try:
+        return main([str(a) for a in argv])
+    except SystemExit as exc:  # argparse's usage errors
+        return int(exc.code)
+
+
+Case = Callable[[World, Path], list]
+
+#: command -> {expected exit code: argv builder(world, tmp folder)}
+MATRIX: dict[str, dict[int, Case]] = {
+    "demo": {0: lambda w, t: ["demo", "--variant", "linear_lowhet", "--out", t / "demo"],
+             2: lambda w, t: ["demo", "--variant", "no_such_variant"]},
+    "validate": {0: lambda w, t: ["validate", w.valid],
+                 1: lambda w, t: ["validate", w.invalid],
+                 2: lambda w, t: ["validate", w.missing]},
+    "score": {0: lambda w, t: ["score", w.valid, "--out", t / "r.json"],
+              1: lambda w, t: ["score", w.invalid, "--out", t / "r.json"],
+              2: lambda w, t: ["score", w.valid, "--structure-k", "0"]},
+    "submission template": {
+        0: lambda w, t: ["submission", "template", "--variant", "linear_lowhet",
+                         "--out", t / "s.json"],
+        2: lambda w, t: ["submission", "template", "--variant", "nope", "--out", t / "s.json"]},
+    "leaderboard add": {
+        0: lambda w, t: ["leaderboard", "add", w.valid, "--dir", t / "b", "--tier", "small"],
+        1: lambda w, t: ["leaderboard", "add", w.invalid, "--dir", t / "b", "--tier", "small"],
+        2: lambda w, t: ["leaderboard", "add", w.missing, "--dir", t / "b"]},
+    "leaderboard verify": {
+        0: lambda w, t: ["leaderboard", "verify", w.board, "--tier", "small", "--jobs", "1"],
+        1: lambda w, t: ["leaderboard", "verify", w.tampered, "--tier", "small", "--jobs", "1"],
+        2: lambda w, t: ["leaderboard", "verify", t / "none", "--tier", "small"]},
+    "leaderboard repair": {0: lambda w, t: ["leaderboard", "repair", "--dir", w.board],
+                           1: lambda w, t: ["leaderboard", "repair", "--dir", w.corrupt],
+                           2: lambda w, t: ["leaderboard", "repair", "--dir", t / "none"]},
+    "leaderboard migrate": {0: lambda w, t: ["leaderboard", "migrate", "--dir", w.board],
+                            1: lambda w, t: ["leaderboard", "migrate", "--dir", w.corrupt],
+                            2: lambda w, t: ["leaderboard", "migrate", "--dir", t / "none"]},
+    "leaderboard show": {0: lambda w, t: ["leaderboard", "show", "--dir", w.board],
+                         1: lambda w, t: ["leaderboard", "show", "--dir", w.corrupt],
+                         2: lambda w, t: ["leaderboard", "show", "--dir", t / "none"]},
+    "leaderboard render": {
+        0: lambda w, t: ["leaderboard", "render", "--dir", w.board, "--out", t / "site",
+                         "--no-oracle"],
+        1: lambda w, t: ["leaderboard", "render", "--dir", w.corrupt, "--out", t / "site"],
+        2: lambda w, t: ["leaderboard", "render", "--dir", w.board, "--out", t / "site",
+                         "--figures", t / "none"]},
+    "generate": {0: lambda w, t: ["generate", "--variant", "linear_lowhet", "--seed", "3",
+                                  "--n-subjects", "20", "--out", t / "g"],
+                 2: lambda w, t: ["generate", "--variant", "nope", "--out", t / "g"]},
+    "bench list": {0: lambda w, t: ["bench", "list"],
+                   2: lambda w, t: ["bench", "list", "--no-such-flag"]},
+    "bench info": {0: lambda w, t: ["bench", "info", "linear_lowhet"],
+                   2: lambda w, t: ["bench", "info", "nope"]},
+    "bench run": {0: lambda w, t: ["bench", "run", "--cohort", "linear_lowhet", "--variant",
+                                   "random", "--outdir", t / "run"],
+                  2: lambda w, t: ["bench", "run", "--cohort", "linear_lowhet", "--variant",
+                                   "no_such_model"]},
+    "bench audit": {0: lambda w, t: ["bench", "audit", "--cohort", "linear_lowhet",
+                                     "--variant", "mbcnet_sign_constrained"],
+                    2: lambda w, t: ["bench", "audit", "--cohort", "linear_lowhet",
+                                     "--variant", "random"]},
+    "bench sweep": {0: lambda w, t: ["bench", "sweep", "--models", "random", "--cohorts",
+                                     "linear_lowhet", "--outdir", w.sweep, "--jobs", "1"],
+                    2: lambda w, t: ["bench", "sweep", "--cohorts", "nope",
+                                     "--outdir", t / "sw"]},
+    "bench plots": {0: lambda w, t: ["bench", "plots", "--inputdir", w.sweep,
+                                     "--outdir", t / "fig"],
+                    2: lambda w, t: ["bench", "plots", "--inputdir", t / "none"]},
+    "bench baselines": {0: lambda w, t: ["bench", "baselines", "--inputdir", w.sweep,
+                                         "--out", t / "b.md"],
+                        2: lambda w, t: ["bench", "baselines", "--inputdir", t / "none",
+                                         "--out", t / "b.md"]},
+}
+
+#: data commands, against the mini tier: argv builder(root, url, tampered descriptor, good one)
+DATA_MATRIX: dict[str, dict[int, Callable[..., list]]] = {
+    "freeze": {0: lambda r, u, bad, good: ["freeze", "--check", "--tier", "small"],
+               1: lambda r, u, bad, good: (shutil.copy(bad, good),
+                                           ["freeze", "--check", "--tier", "small"])[1],
+               2: lambda r, u, bad, good: ["freeze", "--root", r / "a-file/below"]},
+    "data verify": {0: lambda r, u, bad, good: ["data", "verify", "--descriptor", good],
+                    1: lambda r, u, bad, good: ["data", "verify", "--descriptor", bad],
+                    2: lambda r, u, bad, good: ["data", "verify", "--descriptor", r / "none"]},
+    "data build": {0: lambda r, u, bad, good: ["data", "build", "--jobs", "1"],
+                   1: lambda r, u, bad, good: (shutil.copy(bad, good),
+                                               ["data", "build", "--jobs", "1"])[1],
+                   2: lambda r, u, bad, good: ["data", "build", "--jobs", "0"]},
+    "data pack": {0: lambda r, u, bad, good: ["data", "pack", "--out", r / "p.tar.gz"],
+                  1: lambda r, u, bad, good: (_corrupt_one_file(good),
+                                              ["data", "pack", "--out", r / "p.tar.gz"])[1],
+                  2: lambda r, u, bad, good: ["data", "pack", "--out", r / "a-file/p.tar.gz"]},
+    "data download": {
+        0: lambda r, u, bad, good: ["data", "download", "--url", f"{u}/r.tar.gz", "--to",
+                                    r / "d"],
+        1: lambda r, u, bad, good: ["data", "download", "--url", f"{u}/bad.tar.gz", "--to",
+                                    r / "d"],
+        2: lambda r, u, bad, good: ["data", "download", "--url", f"{u}/none.tar.gz", "--to",
+                                    r / "d"]},
+    "data list": {0: lambda r, u, bad, good: ["data", "list"],
+                  1: lambda r, u, bad, good: (_remove_one_file(good), ["data", "list"])[1],
+                  2: lambda r, u, bad, good: ["data", "list", "--tier", "huge"]},
+}
+
+#: commands that read no user file, so have no "invalid input" case
+NO_INPUT = {"demo", "submission template", "generate", "bench list", "bench info",
+            "bench run", "bench audit", "bench sweep", "bench plots", "bench baselines"}
+
+
+def _corrupt_one_file(descriptor: Path) -> None:
+    d = load_descriptor(descriptor)
+    path = d.base / d.resources[0].path
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    path.write_bytes(bytes(data))
+
+
+def _remove_one_file(descriptor: Path) -> None:
+    d = load_descriptor(descriptor)
+    (d.base / d.resources[0].path).unlink()
+
+
+def test_every_command_has_its_exit_code_cases():
+    commands = leaf_commands()
+    assert set(MATRIX) | set(DATA_MATRIX) == commands
+    for name, cases in {**MATRIX, **DATA_MATRIX}.items():
+        wanted = {0, 2} if name in NO_INPUT else {0, 1, 2}
+        assert set(cases) == wanted, name
+
+
+@pytest.mark.parametrize(("command", "code"),
+                         [(c, k) for c, cases in MATRIX.items() for k in sorted(cases)])
+def test_exit_code(world, tmp_path, capsys, command, code):
+    argv = MATRIX[command][code](world, tmp_path)
+    assert run(argv) == code, argv
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    if code == 2:
+        assert "error" in err, argv
+
+
+@pytest.mark.parametrize(("command", "code"),
+                         [(c, k) for c, cases in DATA_MATRIX.items() for k in sorted(cases)])
+def test_data_exit_code(mini_home, capsys, command, code):
+    root, url, bad, good = mini_home
+    (root / "a-file").write_text("a file, not a folder")
+    argv = DATA_MATRIX[command][code](root, url, bad, good)
+    assert run(argv) == code, argv
+    assert "Traceback" not in capsys.readouterr().err
