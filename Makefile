@@ -9,19 +9,33 @@ PIP := PIP_CONSTRAINT=$(CURDIR)/constraints.txt PIP_DISABLE_PIP_VERSION_CHECK=1 
 STAMP := $(VENV)/.installed
 PYTEST_ARGS ?= -n auto
 
-.PHONY: demo test test-slow lint docs schemas system-deps install install-dev lock bench clean
+.PHONY: demo test test-slow test-mutation full-tier lint docs schemas system-deps install install-dev lock bench clean
 
 demo: $(STAMP)-run
 	$(BIN)/icgbench demo
 
-test: $(STAMP)-dev system-deps
+test: $(STAMP)-dev system-deps full-tier
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# The committed board is graded against the full tier: build it (into datasets/full/, which
+# git ignores) when any of its files is missing, saying so; the build installs only files
+# that match the committed descriptor.
+full-tier: $(STAMP)-run
+	@$(BIN)/icgbench data list --tier full >/dev/null 2>&1 || $(BIN)/icgbench data build --tier full --jobs 2
 
 system-deps:
 	@tools/install-system-deps.sh
 
-test-slow: $(STAMP)-dev system-deps
+test-slow: $(STAMP)-dev system-deps full-tier
 	$(BIN)/python -m pytest -m slow $(PYTEST_ARGS)
+
+# A time-boxed mutation campaign (not CI): MUTATION_MINUTES bounds it, results stay in
+# mutants/ so a rerun resumes; tools/mutation-report prints the killed ratio per package.
+MUTATION_MINUTES ?= 90
+test-mutation: $(STAMP)-mutation system-deps
+	mkdir -p mutants && ln -sfn ../$(VENV) mutants/$(VENV)
+	timeout --foreground $(MUTATION_MINUTES)m $(BIN)/mutmut run --max-children 2 || true
+	$(BIN)/python tools/mutation-report
 
 lint: $(STAMP)-dev
 	$(BIN)/ruff check src tests benchmarks
@@ -51,11 +65,19 @@ $(STAMP)-dev: pyproject.toml constraints.txt | $(BIN)/python
 	$(PIP) install --quiet -e '.[dev]'
 	@touch $@ $(STAMP)-run
 
+$(STAMP)-mutation: $(STAMP)-dev
+	$(PIP) install --quiet -e '.[dev,mutation]'
+	@touch $@
+
 lock:
 	rm -rf .lock-venv
 	$(PYTHON) -m venv .lock-venv
-	PIP_CONSTRAINT= .lock-venv/bin/python -m pip install --quiet --disable-pip-version-check '.[dev]' hatchling
-	( echo "# The lock: exact versions \`make demo\` and \`make test\` install (regenerate: make lock)."; \
+	PIP_CONSTRAINT= .lock-venv/bin/python -m pip install --quiet --disable-pip-version-check '.[dev,mutation]' hatchling
+	( echo "# The $(STAMP)-mutation: $(STAMP)-dev
+	$(PIP) install --quiet -e '.[dev,mutation]'
+	@touch $@
+
+lock: exact versions \`make demo\` and \`make test\` install (regenerate: make lock)."; \
 	  .lock-venv/bin/python -m pip freeze --exclude-editable --all | grep -v '^icgbench' | LC_ALL=C sort -f ) > constraints.txt
 	rm -rf .lock-venv
 

@@ -50,5 +50,10 @@ def full_tier_root() -> Path:
 
     d = load_descriptor(ROOT / TIERS["full"].descriptor_path)
     if not all((d.base / r.path).is_file() for r in d.resources):
-        freeze.build(TIERS["full"], ROOT, jobs=2)  # installs only what matches
+        import warnings
+
+        warnings.warn(f"the full tier was missing: building it into {d.base} (what `make "
+                      "full-tier` does before the suite; it installs only matching files)",
+                      stacklevel=1)
+        freeze.build(TIERS["full"], ROOT, jobs=2)
     return ROOT

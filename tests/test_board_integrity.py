@@ -279,3 +279,24 @@ def test_concurrent_adds_of_one_key_keep_the_stored_file_of_the_entry_kept(tmp_p
     assert "already has random 0.1.0" in "".join(outputs)
     assert len(read_entries(folder)) == 1
     assert verify(folder, tier="small")[1] == []  # the stored file is the kept entry's
+
+
+@pytest.mark.parametrize("field, value", [
+    ("seed", -5),
+    ("submission_sha256", "sha256:not-a-hash"),
+    ("submission_path", "../../etc/passwd"),
+    ("scores", {"risk_prediction": {"auroc": "high"}}),
+])
+def test_every_reader_checks_each_entry_against_the_entry_schema(tmp_path, board, field, value,
+                                                                 capsys):
+    copy = small_board_copy(board, tmp_path)
+    document = json.loads((copy / JSON_NAME).read_text())
+    document["entries"][0][field] = value
+    (copy / JSON_NAME).write_text(json.dumps(document))
+    with pytest.raises(InvalidInputError, match=field):
+        read_entries(copy)
+    for command in (["show", "--dir"], ["render", "--out", str(tmp_path / "site"), "--dir"]):
+        assert main(["leaderboard", *command, str(copy)]) == 1
+        err = capsys.readouterr().err
+        assert field in err and "Traceback" not in err
+    assert not (tmp_path / "site").exists()

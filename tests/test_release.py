@@ -353,3 +353,16 @@ def test_data_list_cli_exits_1_when_files_are_missing(capsys, tmp_path, mini, mo
     assert main(["data", "list"]) == 1
     assert "(missing)" in capsys.readouterr().out
     shutil.rmtree(root)
+
+
+def test_build_refuses_a_tier_that_differs_from_its_descriptor_and_installs_nothing(mini):
+    root = mini.path.parents[2]
+    document = json.loads(mini.path.read_text())
+    target = next(r for r in document["resources"] if r["format"] == "parquet")
+    target["icgbench:content_digest"] = "sha256:" + "1" * 64
+    mini.path.write_text(json.dumps(document))
+    for r in mini.resources:
+        (mini.base / r.path).unlink()
+    with pytest.raises(InvalidInputError, match=f"{target['name']}: content digest differs"):
+        freeze.build(MINI, root)
+    assert [p for p in (root / MINI.data_dir).rglob("*") if p.is_file()] == [mini.path]

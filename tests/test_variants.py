@@ -30,6 +30,11 @@ def test_hash_is_sha256_of_canonical_json_of_all_fields():
         assert len(v.variant_hash) == 12
 
 
+def test_a_published_hash_is_pinned():
+    """The hash stamped on the frozen release, the board and the docs' examples."""
+    assert get_variant("linear_lowhet").variant_hash == "7e95c3baca73"
+
+
 def test_every_field_changes_the_hash():
     base = get_variant("linear_lowhet")
     assert base.variant_hash != dataclasses.replace(base, n_train=base.n_train + 1).variant_hash

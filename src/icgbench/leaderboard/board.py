@@ -184,6 +184,16 @@ class Ranked:
     seeds: int
 
 
+def over_seeds(values: list[float]) -> tuple[float | None, float | None]:
+    """Mean and sample standard deviation (n - 1) of one metric over a model's seeds.
+
+    The std is None for fewer than two seeds: one seed says nothing about the spread.
+    """
+    mean = statistics.fmean(values) if values else None
+    std = statistics.stdev(values) if len(values) > 1 else None
+    return mean, std
+
+
 def rank(entries: list[LeaderboardEntry], variant: str, task: str, metric: str,
          higher_is_better: bool | None) -> list[Ranked]:
     """Models ordered best first on ``task.metric`` over their seeds of ``variant``."""
@@ -195,8 +205,6 @@ def rank(entries: list[LeaderboardEntry], variant: str, task: str, metric: str,
         groups.setdefault((e.model_name, e.package_version), [])
         if value is not None:
             groups[(e.model_name, e.package_version)].append(value)
-    rows = [Ranked(m, v, statistics.fmean(xs) if xs else None,
-                   statistics.stdev(xs) if len(xs) > 1 else None, len(xs))
-            for (m, v), xs in groups.items()]
+    rows = [Ranked(m, v, *over_seeds(xs), len(xs)) for (m, v), xs in groups.items()]
     sign = -1 if higher_is_better is not False else 1
     return sorted(rows, key=lambda r: (r.mean is None, sign * (r.mean or 0.0), r.model))

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import statistics
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -29,7 +28,7 @@ from icgbench import untrusted
 from icgbench.atomic import ensure_writable_dir, write_bytes, write_text
 from icgbench.errors import InvalidInputError, UserError
 from icgbench.generator import get_variant
-from icgbench.leaderboard.board import no_symlink_below, rank
+from icgbench.leaderboard.board import no_symlink_below, over_seeds, rank
 from icgbench.leaderboard.entry import SCHEMA_VERSION, LeaderboardEntry, headline_scores
 from icgbench.leaderboard.files import board_folder
 from icgbench.leaderboard.store import load_board
@@ -119,8 +118,7 @@ def _rows(entries: list[LeaderboardEntry], oracle: list[LeaderboardEntry], varia
             for metric in spec.headline:
                 values = [e.scores[task].get(metric) for e in mine]
                 values = [v for v in values if v is not None]
-                mean = statistics.fmean(values) if values else None
-                std = statistics.stdev(values) if len(values) > 1 else None
+                mean, std = over_seeds(values)
                 cells.append({"text": _fmt(mean, metric),
                               "std": None if not std else _fmt(std, metric),
                               "sort": "" if mean is None else repr(mean)})
