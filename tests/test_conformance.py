@@ -29,6 +29,27 @@ def _differs(a: float | None, b: float | None) -> bool:
     return not math.isclose(a, b, rel_tol=TOLERANCE, abs_tol=TOLERANCE)
 
 
+def test_the_package_ships_exactly_the_repositorys_fixtures():
+    shipped = case_paths()
+    assert [p.name for p in shipped] == sorted(p.name for p in
+                                               (ROOT / "schemas" / "conformance").glob("*.json"))
+    assert all(p.read_bytes() == (ROOT / "schemas" / "conformance" / p.name).read_bytes()
+               for p in shipped)
+
+
+def test_a_fixture_whose_blocks_are_invalid_is_refused(tmp_path):
+    case = json.loads(CASES[0].read_text())
+    block = next(iter(case["blocks"].values()))
+    for value in block.values():
+        if isinstance(value, list):
+            value.pop()  # one prediction short
+            break
+    broken = tmp_path / "broken.json"
+    broken.write_text(json.dumps(case))
+    with pytest.raises(ValueError, match="fixture blocks are invalid"):
+        run_case(broken)
+
+
 def test_fixtures_cover_the_documented_cases():
     names = {p.stem for p in CASES}
     assert {"auroc_ties", "constant_predictor", "perfectly_wrong", "flipped_sign_intervention",

@@ -293,3 +293,12 @@ def test_a_block_no_task_can_grade_is_invalid():
     assert errors_of(doc) == [
         "$.cross_host_generalization: no task can grade this block without risk_prediction "
         "(cross_host_generalization needs it)"]
+
+
+def test_the_task_registry_finds_every_task_module_in_grading_order():
+    from icgbench.tasks import TASKS, _discover
+
+    found = _discover()
+    assert list(found) == ["risk_prediction", "latent_recovery", "intervention_conformity",
+                           "cross_host_generalization", "structure_recovery"]
+    assert all(found[name].name == TASKS[name].name == name for name in found)

@@ -227,3 +227,19 @@ def test_a_gzip_bomb_is_refused_with_bounded_memory(tmp_path):
     assert "memory" in result.stdout and "Traceback" not in result.stderr
     peak_kb = int(result.stderr.rsplit("peak_kb=", 1)[1])
     assert peak_kb < 1_000_000  # inflating and parsing all 500 MB would take over 6 GB
+
+
+def test_gunzipped_bytes_are_held_to_the_size_limit_and_the_memory_budget():
+    from icgbench.scorer.parse import json_bytes
+
+    text = json.dumps(template()).encode()
+    assert json_bytes(gzip.compress(text), max_bytes=len(text)) == text
+    with pytest.raises(SubmissionInvalid) as over:
+        json_bytes(gzip.compress(text), max_bytes=len(text) - 1)
+    assert over.value.stage == "size" and "decompressed content" in over.value.errors[0]
+    numbers = b"[" + b"0," * 400 + b"0]"  # 803 bytes that parse into 401 Python ints
+    assert json_bytes(gzip.compress(numbers), max_bytes=10_000) == numbers
+    with pytest.raises(SubmissionInvalid) as costly:
+        json_bytes(gzip.compress(numbers), max_bytes=len(numbers))
+    assert "memory" in costly.value.errors[0]
+    assert json_bytes(text) == text  # plain JSON passes through

@@ -1,0 +1,141 @@
+"""The value-level checks of ``data verify``, one rule at a time on tiny hand-made tables.
+
+``tests/test_release.py`` tampers with real release files; these pin each rule of
+``release.verify`` (required, bounds, enum, pattern, unique, primary and foreign keys, and
+the statistics that stand in for decoding) where a wrong rule gives another answer.
+"""
+
+from __future__ import annotations
+
+import io
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from icgbench.release.verify import (
+    ColumnSummary,
+    bounded_columns,
+    decoded_columns,
+    distinct_rows,
+    field_problems,
+    foreign_key_problems,
+    parquet_summaries,
+    summarize,
+)
+
+SCHEMA = {
+    "fields": [
+        {"name": "id", "type": "string", "constraints": {"required": True, "unique": True,
+                                                         "pattern": "S[0-9]+"}},
+        {"name": "arm", "type": "string", "constraints": {"enum": ["a", "b"]}},
+        {"name": "dose", "type": "number", "constraints": {"minimum": 0, "maximum": 10}},
+        {"name": "rate", "type": "number", "constraints": {"exclusiveMinimum": 0}},
+        {"name": "code", "type": "integer", "constraints": {"unique": True}},
+        {"name": "note", "type": "string"},
+    ],
+    "primaryKey": ["id"],
+}
+GOOD = {"id": ["S1", "S2", "S3"], "arm": ["a", "b", "a"], "dose": [0.0, 5.0, 10.0],
+        "rate": [0.5, 1.0, 2.0], "code": [1, 2, 3], "note": ["x", None, "x"]}
+
+
+def _problems(changes: dict | None = None, schema: dict = SCHEMA) -> list[str]:
+    columns = {k: pa.chunked_array([pa.array(v)]) for k, v in {**GOOD, **(changes or {})}.items()}
+    summaries = {k: summarize(c) for k, c in columns.items()}
+    decoded = {k: columns[k] for k in decoded_columns(schema)}
+    return field_problems(decoded, summaries, schema, len(columns["id"]))
+
+
+def test_a_good_table_has_no_problems():
+    assert _problems() == []
+
+
+@pytest.mark.parametrize(("changes", "message"), [
+    ({"note": [None, None, None], "id": ["S1", "S2", "S3"]}, None),
+    ({"dose": [-0.5, 5.0, 10.0]}, "field 'dose' has -0.5 below its minimum 0"),
+    ({"dose": [0.0, 5.0, 10.5]}, "field 'dose' has 10.5 above its maximum 10"),
+    ({"rate": [0.0, 1.0, 2.0]}, "field 'rate' has 0.0 not above 0"),
+    ({"arm": ["a", "c", "a"]}, "field 'arm' has value 'c' outside its enum"),
+    ({"id": ["S1", "X2", "S3"]}, "field 'id' value 'X2' does not match 'S[0-9]+'"),
+    ({"id": ["S1", "S12x", "S3"]}, "field 'id' value 'S12x' does not match 'S[0-9]+'"),
+    ({"code": [1, 1, 3]}, "field 'code' must be unique but has duplicates"),
+    ({"id": ["S1", "S1", "S3"]}, "primary key ['id'] has 1 duplicate row(s)"),
+])
+def test_each_constraint_names_the_field_and_the_value(changes, message):
+    assert _problems(changes) == ([message] if message else [])
+
+
+def test_a_null_in_a_required_key_is_reported():
+    assert _problems({"id": ["S1", None, "S3"]}) == [
+        "field 'id' is required but has 1 null(s)",
+        "primary key ['id'] has 1 duplicate row(s)"]  # a null key is no key
+
+
+def test_bounds_are_inclusive_and_the_exclusive_minimum_is_strict():
+    assert _problems({"dose": [0.0, 0.0, 10.0], "rate": [1e-300, 1.0, 2.0]}) == []
+
+
+def test_nulls_do_not_count_as_duplicates_of_a_unique_field():
+    assert _problems({"code": [1, None, 3]}) == []
+
+
+def test_a_composite_primary_key_counts_distinct_rows():
+    schema = {**SCHEMA, "primaryKey": ["arm", "note"]}
+    assert _problems({"note": ["x", "y", "y"]}, schema) == []
+    assert _problems({"note": ["x", "y", "x"]}, schema) == [
+        "primary key ['arm', 'note'] has 1 duplicate row(s)"]
+
+
+def test_distinct_rows_combines_columns_without_collisions():
+    a = pa.chunked_array([pa.array([1, 12, 1, 2])])
+    b = pa.chunked_array([pa.array([23, 3, 23, 23])])
+    assert distinct_rows([a, b]) == 3  # (1,23) twice; (12,3) and (2,23) differ
+    words = pa.chunked_array([pa.array(["p", "q", "p", "p"]).dictionary_encode()])
+    assert distinct_rows([words]) == 2
+    assert distinct_rows([words, b]) == 2  # ("p",23) three times, ("q",3)
+
+
+def test_dictionary_columns_with_unused_or_repeated_entries_count_their_values():
+    repeated = pa.DictionaryArray.from_arrays(pa.array([0, 1, 2]), pa.array(["s", "t", "s"]))
+    assert distinct_rows([pa.chunked_array([repeated])]) == 2
+
+
+def test_the_columns_each_check_needs():
+    assert decoded_columns(SCHEMA) == ["id", "arm", "code"]
+    assert bounded_columns(SCHEMA) == {"id", "dose", "rate"}
+    with_fk = {**SCHEMA, "foreignKeys": [{"fields": ["note"], "reference": {
+        "resource": "other", "fields": ["id"]}}]}
+    assert decoded_columns(with_fk) == ["id", "arm", "code", "note"]
+
+
+def test_summaries_from_parquet_statistics_equal_decoded_ones():
+    table = pa.table({"dose": [3.0, None, -1.0, 7.5], "code": [4, 5, 6, 7]})
+    buffer = io.BytesIO()
+    pq.write_table(table, buffer, row_group_size=2)
+    metadata = pq.read_metadata(io.BytesIO(buffer.getvalue()))
+    summaries = parquet_summaries(metadata, {"dose"})
+    assert summaries == {"dose": ColumnSummary(1, -1.0, 7.5)} == {
+        "dose": summarize(table["dose"])}
+    buffer = io.BytesIO()
+    pq.write_table(table, buffer, row_group_size=2, write_statistics=["code"])
+    no_stats = pq.read_metadata(io.BytesIO(buffer.getvalue()))
+    assert parquet_summaries(no_stats, {"dose", "code"}) == {"code": ColumnSummary(0, 4, 7)}
+
+
+def test_an_all_null_column_has_no_bounds():
+    assert summarize(pa.array([None, None], type=pa.float64())) == ColumnSummary(2, None, None)
+
+
+def test_foreign_keys_name_the_missing_value_and_an_unreadable_reference():
+    schema = {"fields": [], "foreignKeys": [{"fields": ["subject"], "reference": {
+        "resource": "subjects", "fields": ["id"]}}]}
+    table = {"subject": pa.chunked_array([pa.array(["S1", "S9", "S1"])])}
+    known = pa.chunked_array([pa.array(["S1", "S2"])])
+    problems = foreign_key_problems(table, schema, lambda resource, field: known)
+    assert len(problems) == 1 and "'S9'" in problems[0] and "subjects.id" in problems[0]
+    assert foreign_key_problems(
+        {"subject": pa.chunked_array([pa.array(["S2"])])}, schema, lambda r, f: known) == []
+    unreadable = foreign_key_problems(table, schema, lambda resource, field: None)
+    assert unreadable == ["foreign key 'subject' references subjects.id, which could not be "
+                          "read"]
