@@ -73,11 +73,7 @@ lock:
 	rm -rf .lock-venv
 	$(PYTHON) -m venv .lock-venv
 	PIP_CONSTRAINT= .lock-venv/bin/python -m pip install --quiet --disable-pip-version-check '.[dev,mutation]' hatchling
-	( echo "# The $(STAMP)-mutation: $(STAMP)-dev
-	$(PIP) install --quiet -e '.[dev,mutation]'
-	@touch $@
-
-lock: exact versions \`make demo\` and \`make test\` install (regenerate: make lock)."; \
+	( echo "# The lock: exact versions \`make demo\` and \`make test\` install (regenerate: make lock)."; \
 	  .lock-venv/bin/python -m pip freeze --exclude-editable --all | grep -v '^icgbench' | LC_ALL=C sort -f ) > constraints.txt
 	rm -rf .lock-venv
 
