@@ -17,7 +17,7 @@ from sklearn.metrics import roc_auc_score
 from icgbench import contract
 from icgbench.cli import main
 from icgbench.data import load_table
-from icgbench.errors import InvalidInputError
+from icgbench.errors import InvalidInputError, UsageError
 from icgbench.scorer import SubmissionInvalid, score, validate
 from scoring_helpers import perfect, template
 
@@ -302,3 +302,45 @@ def test_the_task_registry_finds_every_task_module_in_grading_order():
     assert list(found) == ["risk_prediction", "latent_recovery", "intervention_conformity",
                            "cross_host_generalization", "structure_recovery"]
     assert all(found[name].name == TASKS[name].name == name for name in found)
+
+
+def test_a_repeated_edge_names_its_position_and_the_first_entry():
+    doc = template()
+    block = doc["structure_recovery"]
+    for key in ("source", "target", "score"):
+        block[key].insert(5, block[key][2])
+    errors = errors_of(doc)
+    assert any(e.startswith("$.structure_recovery.source[5]: edge ") and "repeats entry 2" in e
+               for e in errors), errors
+
+
+def test_integers_beyond_a_double_keep_their_sign():
+    from icgbench.scorer.columns import Columns
+
+    numbers = Columns().numbers([10**400, -(10**400), 3])
+    assert numbers[0] == float("inf") and numbers[1] == float("-inf") and numbers[2] == 3.0
+
+
+def test_a_file_over_the_limit_is_invalid_for_its_size(tmp_path):
+    from icgbench.scorer.parse import read_file
+
+    path = tmp_path / "big.json"
+    path.write_bytes(b" " * 101)
+    with pytest.raises(SubmissionInvalid) as caught:
+        read_file(path, max_bytes=100)
+    assert caught.value.stage == "size"
+    assert caught.value.errors == ["$: file is over the limit of 100 bytes"]
+
+
+def test_the_release_root_given_is_the_one_graded_against(tmp_path):
+    with pytest.raises(UsageError):
+        score(template(), root=tmp_path)  # no release there
+
+
+def test_timings_add_up():
+    t = score(template()).document["timings"]
+    parts = ("parse_seconds", "schema_seconds", "truth_seconds", "semantic_seconds",
+             "score_seconds")
+    assert all(0 <= t[p] <= t["total_seconds"] for p in parts)
+    assert sum(t[p] for p in parts) <= t["total_seconds"] + 1e-6
+    assert t["total_seconds"] < 300
