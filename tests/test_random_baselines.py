@@ -87,3 +87,12 @@ def test_constant_baselines_are_the_documented_chance_values():
     truth = _truth()
     assert _baseline("risk_prediction", "auroc", truth) == 0.5
     assert _baseline("cross_host_generalization", "auroc_target", truth) == 0.5
+
+
+def test_the_ece_baseline_is_the_mean_distance_of_the_bin_centres_from_the_prevalence():
+    truth = _truth(10)
+    truth.event["test"][:3] = 1  # prevalence 0.3
+    # |0.05-0.3| + |0.15-0.3| + ... + |0.95-0.3| = 0.25+0.15+0.05+0.05+0.15+0.25+0.35+0.45
+    # +0.55+0.65 = 2.9 over 10 bins
+    assert _baseline("risk_prediction", "ece", truth) == pytest.approx(0.29, abs=1e-15)
+    assert _baseline("risk_prediction", "auprc", truth) == pytest.approx(0.3, abs=1e-15)

@@ -344,3 +344,19 @@ def test_timings_add_up():
     assert all(0 <= t[p] <= t["total_seconds"] for p in parts)
     assert sum(t[p] for p in parts) <= t["total_seconds"] + 1e-6
     assert t["total_seconds"] < 300
+
+
+def test_the_summary_repeats_each_headline_metric_of_its_task():
+    doc = score(template()).document
+    tasks, summary = doc["tasks"], doc["summary"]
+    pairs = {"auroc": ("risk_prediction", "auroc"), "r2_mean": ("latent_recovery", "r2_mean"),
+             "conformity": ("intervention_conformity", "responsive_dgp_conformity"),
+             "prior_conformity_tolerant": ("intervention_conformity",
+                                           "prior_conformity_tolerant"),
+             "auroc_target": ("cross_host_generalization", "auroc_target"),
+             "transfer_gap": ("cross_host_generalization", "transfer_gap")}
+    for key, (task, metric) in pairs.items():
+        assert summary[key] == tasks[task]["metrics"][metric], key
+        assert summary[key] is not None, key
+    assert summary["composite"] == pytest.approx(
+        (summary["auroc"] + summary["r2_mean"] + summary["conformity"]) / 3, abs=1e-15)
