@@ -131,3 +131,42 @@ def test_python_newline_semantics_of_pattern_are_kept():
     ids[5] = "TE000006\n"  # Python's $ matches before a final newline: jsonschema accepts it
     doc["risk_prediction"] = {"subject_id": ids, "proba": [0.5] * 40}
     assert VALIDATOR.is_valid(doc) and is_valid(doc, SCHEMA)
+
+
+EDGE_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "counts": {"type": "array", "minItems": 1,
+                   "items": {"type": "integer", "minimum": 0, "maximum": 100}},
+        "rates": {"type": "array",
+                  "items": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1}},
+        "names": {"type": "array",
+                  "items": {"type": "string", "minLength": 2, "maxLength": 4,
+                            "pattern": "^[a-z]+$"}},
+        "free": {"type": "array", "items": {"type": "string", "maxLength": 3}},
+        "mixed": {"type": "array", "items": {"oneOf": [{"type": "integer"},
+                                                      {"type": "string"}]}},
+    },
+}
+EDGE_CASES = [
+    ("counts", 1.5), ("counts", 2.0), ("counts", -1), ("counts", 101), ("counts", float("inf")),
+    ("counts", float("nan")), ("counts", "7"), ("counts", 100), ("counts", 0),
+    ("rates", 0.0), ("rates", 1.0), ("rates", 1e-300), ("rates", 0.999), ("rates", True),
+    ("names", "a"), ("names", "ab"), ("names", "abcd"), ("names", "abcde"), ("names", "ab\n"),
+    ("names", "Ab"), ("names", "ab1"), ("names", 7),
+    ("free", "abcd"), ("free", ""), ("free", "ab\n"), ("mixed", 1.5), ("mixed", "x"),
+]
+
+
+@pytest.mark.parametrize(("field", "value"), EDGE_CASES)
+@pytest.mark.parametrize("position", [0, REDUCE_FROM + 3])
+def test_the_vectorised_path_agrees_on_every_item_rule(field, value, position):
+    good = {"counts": 3, "rates": 0.5, "names": "abc", "free": "ab", "mixed": 1}
+    doc = {name: [v] * (REDUCE_FROM + 8) for name, v in good.items()}
+    doc[field][position] = value
+    expected = sorted(f"{'.'.join(map(str, e.absolute_path))}" for e in
+                      Draft7Validator(EDGE_SCHEMA).iter_errors(doc))
+    assert is_valid(doc, EDGE_SCHEMA) == (not expected) == is_valid(doc, EDGE_SCHEMA, False)
+    lines = schema_errors(doc, EDGE_SCHEMA)
+    assert len(lines) == len(expected)
+    assert all(line.startswith(f"$.{field}[{position}]") for line in lines), lines

@@ -360,3 +360,33 @@ def test_the_summary_repeats_each_headline_metric_of_its_task():
         assert summary[key] is not None, key
     assert summary["composite"] == pytest.approx(
         (summary["auroc"] + summary["r2_mean"] + summary["conformity"]) / 3, abs=1e-15)
+
+
+def test_a_parsed_document_is_hashed_as_its_json_text():
+    doc = template()
+    from_dict = score(doc).document["submission"]
+    from_bytes = score(json.dumps(doc).encode()).document["submission"]
+    assert from_dict["sha256"] == from_bytes["sha256"]
+    assert from_dict["bytes"] == from_bytes["bytes"] == len(json.dumps(doc).encode())
+
+
+def test_a_parsed_document_holding_nan_is_not_json():
+    doc = template()
+    doc["risk_prediction"]["proba"][0] = float("nan")
+    assert errors_of(doc)[0].startswith("$: not a JSON document (")
+
+
+def test_each_stage_names_itself():
+    with pytest.raises(SubmissionInvalid) as schema:
+        score({**template(), "seed": -1})
+    assert schema.value.stage == "schema"
+    doc = template()
+    doc["risk_prediction"]["subject_id"][0] = "TE999999"
+    with pytest.raises(SubmissionInvalid) as semantic_stage:
+        score(doc)
+    assert semantic_stage.value.stage == "semantic"
+
+
+def test_a_tier_option_other_than_the_submissions_is_a_usage_error():
+    with pytest.raises(UsageError, match="--tier full but the submission is for the small"):
+        score(template(), tier="full")

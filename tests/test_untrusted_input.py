@@ -243,3 +243,20 @@ def test_gunzipped_bytes_are_held_to_the_size_limit_and_the_memory_budget():
         json_bytes(gzip.compress(numbers), max_bytes=len(numbers))
     assert "memory" in costly.value.errors[0]
     assert json_bytes(text) == text  # plain JSON passes through
+
+
+def test_ranking_metrics_are_undefined_with_one_class():
+    from icgbench.tasks.metrics import ranking_metrics
+
+    p = np.array([0.2, 0.4, 0.9])
+    assert ranking_metrics(np.zeros(3), p) == (None, None)  # no positive: nothing to rank
+    assert ranking_metrics(np.ones(3), p) == (None, 1.0)  # every prediction is a hit
+
+
+def test_an_overflowing_r2_is_computed_without_a_warning():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert r2(np.array([-6e153, 6e153]), np.array([6e153, -6e153])) == pytest.approx(-3.0)
+        assert r2(np.array([0.0, 1.0]), np.array([1e308, -1e308])) == LOWEST
