@@ -96,3 +96,11 @@ def test_the_ece_baseline_is_the_mean_distance_of_the_bin_centres_from_the_preva
     # +0.55+0.65 = 2.9 over 10 bins
     assert _baseline("risk_prediction", "ece", truth) == pytest.approx(0.29, abs=1e-15)
     assert _baseline("risk_prediction", "auprc", truth) == pytest.approx(0.3, abs=1e-15)
+
+
+def test_auroc_and_auprc_by_hand():
+    from icgbench.tasks.metrics import auprc, auroc
+
+    y, p = np.array([1, 0, 1, 0]), np.array([0.9, 0.8, 0.7, 0.1])
+    assert auroc(y, p) == pytest.approx(3 / 4)  # 3 of the 4 (positive, negative) pairs
+    assert auprc(y, p) == pytest.approx((1 / 1 + 2 / 3) / 2)  # precision at each positive

@@ -170,3 +170,25 @@ def test_the_vectorised_path_agrees_on_every_item_rule(field, value, position):
     lines = schema_errors(doc, EDGE_SCHEMA)
     assert len(lines) == len(expected)
     assert all(line.startswith(f"$.{field}[{position}]") for line in lines), lines
+
+
+NESTED_SCHEMA = {
+    "type": "object",
+    "additionalProperties": {"type": "array", "minItems": 20,
+                             "items": {"type": "number", "minimum": 0}},
+}
+
+
+@pytest.mark.parametrize(("length", "bad_at"), [(24, None), (24, 21), (19, None), (40, 0)])
+def test_the_vectorised_path_keeps_min_items_and_follows_additional_properties(length, bad_at):
+    values = [1.0] * length
+    if bad_at is not None:
+        values[bad_at] = -1.0
+    doc = {"any_name": values}
+    expected = [list(e.absolute_path) for e in Draft7Validator(NESTED_SCHEMA).iter_errors(doc)]
+    assert is_valid(doc, NESTED_SCHEMA) == (not expected) == is_valid(doc, NESTED_SCHEMA, False)
+    reduced, maps = reduce_document(doc, NESTED_SCHEMA)
+    if length >= 20:  # long enough to shorten, never below minItems
+        assert len(reduced["any_name"]) >= 20 and ("any_name",) in maps
+    if bad_at is not None:
+        assert schema_errors(doc, NESTED_SCHEMA)[0].startswith(f"$.any_name[{bad_at}]")
