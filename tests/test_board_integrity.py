@@ -236,8 +236,8 @@ def test_a_crlf_csv_fails_verify(tmp_path, board):
 def test_a_declared_k_on_the_calibration_cohort_is_refused(tmp_path):
     doc = submission_doc("correlation", "linear_lowhet")  # the small tier's calibration cohort
     doc["structure_recovery"]["k"] = 3.0  # a JSON Schema integer: the integer 3 from here on
-    with pytest.raises(InvalidInputError, match="k is 3, but on the calibration cohort .* K\\* "
-                       "is chosen by the protocol"):
+    with pytest.raises(InvalidInputError, match=r"k is 3, but on the calibration cohort .* K\* "
+                       r"is chosen by the protocol"):
         add(_file(tmp_path, doc), tmp_path / "board", tier="small")
 
 
