@@ -192,3 +192,17 @@ def test_the_vectorised_path_keeps_min_items_and_follows_additional_properties(l
         assert len(reduced["any_name"]) >= 20 and ("any_name",) in maps
     if bad_at is not None:
         assert schema_errors(doc, NESTED_SCHEMA)[0].startswith(f"$.any_name[{bad_at}]")
+
+
+@pytest.mark.parametrize(("array_schema", "values"), [
+    ({"type": "array", "uniqueItems": True, "items": {"type": "number"}}, [1.0] * 20),
+    ({"type": "array", "items": {"type": "number", "multipleOf": 2}}, [2.0] * 19 + [3.0]),
+    ({"type": "array", "items": {"type": "string", "pattern": "^\\d+$"}}, ["12"] * 19 + ["1a"]),
+])
+def test_arrays_the_fast_path_cannot_decide_go_to_jsonschema_whole(array_schema, values):
+    schema = {"type": "object", "properties": {"a": array_schema}}
+    doc = {"a": values}
+    assert not Draft7Validator(schema).is_valid(doc)
+    assert not is_valid(doc, schema)
+    reduced, maps = reduce_document(doc, schema)
+    assert reduced == doc and maps == {}
