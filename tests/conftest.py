@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import warnings
 from pathlib import Path
 
 import pytest
@@ -50,8 +51,6 @@ def full_tier_root() -> Path:
 
     d = load_descriptor(ROOT / TIERS["full"].descriptor_path)
     if not all((d.base / r.path).is_file() for r in d.resources):
-        import warnings
-
         warnings.warn(f"the full tier was missing: building it into {d.base} (what `make "
                       "full-tier` does before the suite; it installs only matching files)",
                       stacklevel=1)

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import http.server
 import shutil
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 from icgbench.release import freeze
@@ -30,3 +34,21 @@ def mini_release(tmp_path: Path, cache_dir: Path) -> Descriptor:
     target = tmp_path / "release"
     shutil.copytree(source, target)
     return load_descriptor(target / MINI.descriptor_path)
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):  # keep test output clean
+        pass
+
+
+@contextlib.contextmanager
+def served(folder: Path) -> Iterator[str]:
+    """Serve ``folder`` over HTTP on 127.0.0.1; yields the base URL."""
+    handler = functools.partial(_QuietHandler, directory=str(folder))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()

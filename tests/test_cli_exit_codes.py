@@ -10,12 +10,9 @@ freeze --check take a second, not minutes.
 
 from __future__ import annotations
 
-import functools
 import gzip
-import http.server
 import json
 import shutil
-import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -25,7 +22,7 @@ from icgbench.cli import build_parser, main
 from icgbench.leaderboard.store import JSON_NAME
 from icgbench.release.descriptor import load_descriptor
 from leaderboard_helpers import submission_file
-from release_helpers import MINI, mini_release
+from release_helpers import MINI, mini_release, served
 from scoring_helpers import template
 
 
@@ -101,19 +98,8 @@ def mini_home(tmp_path, tmp_path_factory, monkeypatch):
     parquet["hash"] = "sha256:" + "0" * 64
     bad = tmp_path / "tampered.json"
     bad.write_text(json.dumps(tampered))
-    handler = functools.partial(_Quiet, directory=str(www))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    try:
-        yield root, f"http://127.0.0.1:{httpd.server_address[1]}", bad, d.path
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-
-
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
+    with served(www) as url:
+        yield root, url, bad, d.path
 
 
 def run(argv: list[str]) -> int:

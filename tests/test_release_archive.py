@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import functools
 import gzip
-import http.server
 import io
 import os
 import signal
 import subprocess
 import sys
 import tarfile
-import threading
 from pathlib import Path
 
 import pytest
@@ -21,7 +18,7 @@ from icgbench.cli import main
 from icgbench.errors import InvalidInputError, UsageError
 from icgbench.release import archive, freeze
 from icgbench.release.verify import verify
-from release_helpers import MINI, mini_release
+from release_helpers import MINI, mini_release, served
 
 
 @pytest.fixture(scope="session")
@@ -39,20 +36,8 @@ def server(tmp_path):
     """Serve ``tmp_path / 'www'`` on 127.0.0.1; yields (folder, base URL)."""
     www = tmp_path / "www"
     www.mkdir()
-    handler = functools.partial(_QuietHandler, directory=str(www))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield www, f"http://127.0.0.1:{httpd.server_address[1]}"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-
-
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):  # keep test output clean
-        pass
+    with served(www) as url:
+        yield www, url
 
 
 def _installed_files(folder: Path) -> set[str]:

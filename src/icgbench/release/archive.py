@@ -40,13 +40,13 @@ def pack(descriptor: Descriptor, out: Path) -> Path:
     if missing:
         raise UsageError(f"cannot pack: {len(missing)} file(s) missing, first {missing[0]} "
                          "(build the tier first: icgbench data build)")
-    members = [(DESCRIPTOR_MEMBER, lambda: descriptor.path.read_bytes())] + [
-        (r.path, functools.partial(checked_bytes, descriptor, r)) for r in descriptor.resources
-    ]
+    readers = {DESCRIPTOR_MEMBER: descriptor.path.read_bytes,
+               **{r.path: functools.partial(checked_bytes, descriptor, r)
+                  for r in descriptor.resources}}
     raw = io.BytesIO()
     with tarfile.open(fileobj=raw, mode="w", format=tarfile.PAX_FORMAT) as tar:
-        for name, read in sorted(members, key=lambda m: m[0]):
-            data = read()
+        for name in sorted(readers):
+            data = readers[name]()
             info = tarfile.TarInfo(name)
             info.size = len(data)
             info.mtime = 0
