@@ -40,6 +40,10 @@ HOST_TRAITS: tuple[str, ...] = (
     "detox_balance",
 )
 
+#: The host's frailty: a log-hazard offset that acts on the outcome through no state and has
+#: no proxy (published with the host latents, a truth table).
+FRAILTY = "frailty"
+
 #: Host traits that have an observed noisy proxy (a genotype score or a baseline lab).
 PROXIED_TRAITS: tuple[str, ...] = (
     "repair_capacity",

@@ -38,7 +38,10 @@ class Trajectories:
     """What one simulation returns.
 
     ``states`` and ``mutation_parts`` are those of the first run (the factual one) at the
-    recorded months; ``hazard_sum`` is, per run, the sum over months of exp(latent_risk).
+    recorded months; ``hazard_sum`` is, per run, the sum over months of
+    exp(latent_risk + frailty): a subject's frailty is a constant log-hazard offset that acts
+    on the outcome only, through no state, so no observation reveals it (the part of the
+    risk only the truth knows).
     """
 
     months: tuple[int, ...]
@@ -46,6 +49,7 @@ class Trajectories:
     latent_risk: np.ndarray | None  # (T, n), None without a RiskScale
     mutation_parts: np.ndarray  # (T, 3, n) cumulative adduct-, ROS- and proliferation-driven
     hazard_sum: np.ndarray | None  # (runs, n)
+    frailty: np.ndarray  # (n,) log-hazard offset no observation reveals
 
 
 def _coupling(variant: Variant, u: np.ndarray) -> np.ndarray:
@@ -94,6 +98,7 @@ def simulate_dynamics(
     phase = rng("dose_phase").random(n)
     noise = rng("process_noise").standard_normal((n, months, len(STATES)))
     noise *= np.array([mech.PROCESS_NOISE_SD[s] for s in STATES])
+    frailty = variant.frailty_sd * rng("frailty").standard_normal(n)
     clone0 = mech.CLONE_INITIAL * np.exp(
         mech.CLONE_INITIAL_LOG_SD * rng("clone_initial").standard_normal(n)
     )
@@ -247,7 +252,8 @@ def simulate_dynamics(
         states=states,
         latent_risk=latent,
         mutation_parts=np.stack(rec_parts),
-        hazard_sum=hazard_sum if risk_scale is not None else None,
+        hazard_sum=hazard_sum * np.exp(frailty) if risk_scale is not None else None,
+        frailty=frailty,
     )
 
 

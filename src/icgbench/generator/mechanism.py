@@ -41,14 +41,14 @@ DOSE_PULSE_LOG_SD = 0.3
 
 # --- host susceptibility ------------------------------------------------------------------
 
-#: (mean, sd at multiplier 1, min, max, target-domain shift) per trait; detox is log-normal
-#: around 1 with these on the log scale.
+#: (mean, sd at multiplier 1, min, max) per trait; detox is log-normal around 1 with these
+#: on the log scale.
 HOST = {
-    "repair_capacity": (0.80, 0.08, 0.20, 1.40, -0.15),
-    "antioxidant_capacity": (0.80, 0.08, 0.20, 1.40, -0.12),
-    "immune_surveillance": (0.80, 0.08, 0.20, 1.40, -0.15),
-    "baseline_proliferation": (0.30, 0.05, 0.05, 0.80, 0.08),
-    "detox_balance": (0.00, 0.10, np.log(0.4), np.log(2.5), 0.22),
+    "repair_capacity": (0.80, 0.08, 0.20, 1.40),
+    "antioxidant_capacity": (0.80, 0.08, 0.20, 1.40),
+    "immune_surveillance": (0.80, 0.08, 0.20, 1.40),
+    "baseline_proliferation": (0.30, 0.05, 0.05, 0.80),
+    "detox_balance": (0.00, 0.10, np.log(0.4), np.log(2.5)),
 }
 PROXY_NOISE_SD = 0.06
 AGE_RANGE = (35.0, 70.0)
@@ -162,6 +162,9 @@ RISK_WEIGHTS = {
     "driver_count_proxy": 0.25,
     "clone_fraction": 0.35,
 }
+#: The prior's nominal magnitude per state (its risk equation, see :mod:`.prior`): the DGP's
+#: magnitudes, so the prior differs from the DGP only where a variant flips a sign.
+PRIOR_WEIGHTS = dict(RISK_WEIGHTS)
 
 
 def risk_coefficients(flipped_signs: tuple[str, ...]) -> np.ndarray:

@@ -22,6 +22,7 @@ from icgbench.vocabulary import (
     EPIGENOMIC_MODULES,
     MODALITIES,
     SIGNATURES,
+    SPLIT_DOMAIN,
     STATES,
     TRANSCRIPTOMIC_MODULES,
 )
@@ -71,6 +72,24 @@ def _omics(
     return gain[:, None, :] * lin + offset[:, None, :] + variant.observation_noise_sd * noise
 
 
+def _site_shift(
+    variant: Variant, rng: np.random.Generator, tx: np.ndarray, epi: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The target site's measurement shift: one gain and offset per module (a batch effect).
+
+    Every target subject's readout of a module is rescaled and shifted the same way, so the
+    mechanism is unchanged and standardising each module within a site removes the shift.
+    """
+    k, m = tx.shape[2], tx.shape[2] + epi.shape[2]
+    draws = rng.standard_normal((2, m))
+    gain = np.exp(variant.target_site_gain_log_sd * draws[0])
+    offset = variant.target_site_offset_sd * draws[1]
+    values = np.concatenate([tx, epi], axis=2)
+    noise = rng.standard_normal(values.shape)
+    values = gain * values + offset + variant.target_site_noise_sd * noise
+    return values[:, :, :k], values[:, :, k:]
+
+
 def observe(
     variant: Variant,
     seed: int,
@@ -96,6 +115,8 @@ def observe(
     w_epi = loading_matrix(mech.EPIGENOMIC_LOADINGS, EPIGENOMIC_MODULES)
     tx = _omics(variant, z, w_tx, rng("noise_transcriptomic"))
     epi = _omics(variant, z, w_epi, rng("noise_epigenomic"))
+    if SPLIT_DOMAIN.get(pop.split) == "target":
+        tx, epi = _site_shift(variant, rng("site_shift"), tx, epi)
     decades = (pop.age - mech.AGE_CENTER) / 10.0
     for module, slope in mech.AGE_CLOCK_MODULES.items():
         epi[:, :, EPIGENOMIC_MODULES.index(module)] += slope * decades[:, None]

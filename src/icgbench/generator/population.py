@@ -44,28 +44,41 @@ class Population:
 
 
 def sample_host(variant: Variant, rng: np.random.Generator, n: int, target: bool) -> np.ndarray:
-    """Host susceptibility traits (n, 5); the target domain is shifted."""
+    """Host susceptibility traits (n, 5); the target domain spreads far wider.
+
+    Target hosts are drawn around the same means with ``target_host_sd_multiplier`` times
+    the source's spread (clipped to each trait's range): most lie outside the support a
+    source-trained model saw.
+    """
     z = rng.standard_normal((n, len(HOST_TRAITS)))
     out = np.empty_like(z)
-    shift_scale = variant.target_host_shift if target else 0.0
+    spread = variant.host_sd_multiplier * (variant.target_host_sd_multiplier if target else 1.0)
     for j, trait in enumerate(HOST_TRAITS):
-        mean, sd, lo, hi, shift = mech.HOST[trait]
-        value = mean + shift * shift_scale + sd * variant.host_sd_multiplier * z[:, j]
+        mean, sd, lo, hi = mech.HOST[trait]
+        value = mean + sd * spread * z[:, j]
         out[:, j] = np.clip(value, lo, hi)
     j = HOST_TRAITS.index("detox_balance")
     out[:, j] = np.exp(out[:, j])
     return out
 
 
-def sample_mixture(variant: Variant, rng: np.random.Generator, n: int) -> np.ndarray:
-    """Exposure composition over archetypes (n, 8): one-hot or a Dirichlet mixture."""
+def sample_mixture(variant: Variant, rng: np.random.Generator, n: int,
+                   target: bool = False) -> np.ndarray:
+    """Exposure composition over archetypes (n, 8): one-hot or a Dirichlet mixture.
+
+    The target domain has its own mode and concentration (exposures outside the source's
+    support, e.g. mixtures where the source saw single agents).
+    """
     k = len(ARCHETYPES)
-    if variant.archetype_mode == "discrete":
+    mode = variant.target_archetype_mode if target else variant.archetype_mode
+    concentration = (variant.target_mixture_concentration if target
+                     else variant.mixture_concentration)
+    if mode == "discrete":
         u = rng.random((n, 1))
         index = np.searchsorted(np.cumsum(mech.ARCHETYPE_PRIOR), u[:, 0], side="right")
         index = np.minimum(index, k - 1)
         return np.eye(k)[index]
-    return rng.dirichlet(np.full(k, variant.mixture_concentration), size=n)
+    return rng.dirichlet(np.full(k, concentration), size=n)
 
 
 def sample_population(variant: Variant, seed: int, split: str, n: int) -> Population:
@@ -86,7 +99,7 @@ def sample_population(variant: Variant, seed: int, split: str, n: int) -> Popula
         [host[:, HOST_TRAITS.index(t)] for t in PROXIED_TRAITS], axis=1
     ) + mech.PROXY_NOISE_SD * proxy_noise
 
-    mixture = sample_mixture(variant, rng("mixture"), n)
+    mixture = sample_mixture(variant, rng("mixture"), n, target)
     dose = np.exp(mech.DOSE_LOG_SD * rng("dose").standard_normal(n))
     profile = mixture @ mech.ARCHETYPE_PROFILES
     assay = np.clip(

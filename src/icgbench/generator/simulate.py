@@ -17,11 +17,13 @@ from icgbench.generator.interventions import (
 )
 from icgbench.generator.observation import Observations, observe
 from icgbench.generator.population import Population, sample_population
-from icgbench.generator.reference import reference_scale
+from icgbench.generator.prior import PriorEquation
+from icgbench.generator.reference import prior_equation, reference_scale
 from icgbench.generator.streams import stream
 from icgbench.generator.variants import Variant, get_variant
 from icgbench.vocabulary import (
     ARCHETYPES,
+    FRAILTY,
     HOST_TRAITS,
     KCCS,
     MODALITIES,
@@ -116,7 +118,7 @@ def simulate(
             raise ValueError(f"split {split!r} needs at least one subject, got {sizes.get(split)}")
     visits = tuple(m for m in variant.visit_months if m <= months)
     parts = [_simulate_split(variant, seed, s, sizes[s], months, visits) for s in SPLITS]
-    tables = _tables(variant, parts)
+    tables = _tables(variant, parts, months)
     return Cohort(variant, seed, months, dict(sizes), tables)
 
 
@@ -221,7 +223,28 @@ def _states(parts: list[SplitResult], with_split: bool) -> pa.Table:
     return pa.table(out)
 
 
-def _tables(variant: Variant, parts: list[SplitResult]) -> dict[str, pa.Table]:
+def _structural_prior(equation: PriorEquation) -> pa.Table:
+    """The prior per state, with its risk equation (constants repeated on every row).
+
+    The equation's numbers are published at full double precision: the equation is defined
+    by the published values.
+    """
+    n = len(STATES)
+    return pa.table(
+        {
+            "state": list(STATES),
+            "prior_sign": equation.signs.astype(np.int64),
+            "prior_weight": equation.weights,
+            "reference_mean": equation.mean,
+            "reference_sd": equation.sd,
+            "intercept": np.full(n, equation.intercept),
+            "hazard_scale": np.full(n, equation.hazard_scale),
+            "months": np.full(n, equation.months, dtype=np.int64),
+        }
+    )
+
+
+def _tables(variant: Variant, parts: list[SplitResult], months: int) -> dict[str, pa.Table]:
     by_split = {p.split: p for p in parts}
     train, held_out = by_split["train"], [by_split["test"], by_split["target_test"]]
     names = intervention_names()
@@ -268,9 +291,7 @@ def _tables(variant: Variant, parts: list[SplitResult]) -> dict[str, pa.Table]:
                 "prior_direction": [prior_direction(r[0]) for r in registry],
             }
         ),
-        "structural_prior": pa.table(
-            {"state": list(STATES), "prior_sign": [mech.PRIOR_SIGNS[s] for s in STATES]}
-        ),
+        "structural_prior": _structural_prior(prior_equation(variant, months)),
         "nodes": pa.table({"node": [n for n, _ in nodes], "kind": [k for _, k in nodes]}),
         "test_outcomes": pa.table(
             {
@@ -290,6 +311,7 @@ def _tables(variant: Variant, parts: list[SplitResult]) -> dict[str, pa.Table]:
             {"subject_id": _concat(parts, lambda p: p.ids)}
             | {t: _round(_concat(parts, lambda p, j=j: p.population.host[:, j]))
                for j, t in enumerate(HOST_TRAITS)}
+            | {FRAILTY: _round(_concat(parts, lambda p: p.trajectories.frailty))}
         ),
         "counterfactual_risks": pa.table(cf),
         "intervention_effects": pa.table(effects),

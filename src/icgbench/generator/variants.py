@@ -43,7 +43,12 @@ class Variant:
     mixture_concentration: float
     host_heterogeneity: Heterogeneity
     host_sd_multiplier: float
-    target_host_shift: float
+    target_host_sd_multiplier: float
+    target_site_offset_sd: float
+    target_site_gain_log_sd: float
+    target_site_noise_sd: float
+    target_archetype_mode: ArchetypeMode
+    target_mixture_concentration: float
     observability: Observability
     masking_rate: float
     masked_modalities: tuple[str, ...]
@@ -53,6 +58,7 @@ class Variant:
     module_offset_sd: float
     module_gain_log_sd: float
     flipped_signs: tuple[str, ...]
+    frailty_sd: float
     target_prevalence: float
     months: int
     visit_months: tuple[int, ...]
@@ -82,7 +88,12 @@ _BASE = dict(
     mixture_concentration=0.35,
     host_heterogeneity="low",
     host_sd_multiplier=1.0,
-    target_host_shift=1.0,
+    target_host_sd_multiplier=4.0,
+    target_archetype_mode="continuous_mixture",
+    target_mixture_concentration=0.5,
+    target_site_offset_sd=1.0,
+    target_site_gain_log_sd=0.5,
+    target_site_noise_sd=2.0,
     observability="full",
     masking_rate=0.0,
     masked_modalities=(),
@@ -92,6 +103,7 @@ _BASE = dict(
     module_offset_sd=0.40,
     module_gain_log_sd=0.10,
     flipped_signs=(),
+    frailty_sd=0.8,
     target_prevalence=0.30,
     months=24,
     visit_months=(0, 6, 12, 18, 24),
@@ -105,6 +117,7 @@ _NONLINEAR_MIXHOST = dict(
     archetype_mode="continuous_mixture",
     host_heterogeneity="high",
     host_sd_multiplier=2.5,
+    target_host_sd_multiplier=1.5,
     module_offset_sd=0.80,
     module_gain_log_sd=0.40,
 )
@@ -130,11 +143,11 @@ _REGISTRY: dict[str, Variant] = {
         ),
         _variant(
             "partial_observability",
-            "Non-linear coupling with random per-subject masking (30%) of transcriptomic "
+            "Non-linear coupling with random per-subject masking (60%) of transcriptomic "
             "and epigenomic modules. Stresses robustness to missing modalities.",
             **_NONLINEAR_MIXHOST,
             observability="partial",
-            masking_rate=0.30,
+            masking_rate=0.60,
             masked_modalities=("transcriptomic", "epigenomic"),
         ),
         _variant(

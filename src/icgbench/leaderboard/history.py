@@ -9,7 +9,8 @@ empties the board fails here even though its end state re-scores cleanly.
 
 The ref is resolved in the git repository that holds the board folder, and the board is
 read at the same path inside it, with ``git cat-file`` only: nothing in the repository is
-run.
+run. A board whose every entry was graded on an earlier major data release is closed:
+the current board starts a new history (release 2.0.0 did this once).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from icgbench.leaderboard.store import (
     stored_paths,
 )
 from icgbench.leaderboard.verify import Discrepancy
+from icgbench.release.tiers import DATA_VERSION
 from icgbench.scorer.parse import DEFAULT_MAX_BYTES
 
 _GIT_ENV = {"GIT_CONFIG_NOSYSTEM": "1", "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
@@ -79,6 +81,19 @@ def _sha(data: bytes | None) -> str | None:
     return None if data is None else "sha256:" + hashlib.sha256(data).hexdigest()
 
 
+def earlier_release(board: RawBoard) -> bool:
+    """Whether every entry of ``board`` was graded on an earlier major data release.
+
+    Such entries cannot be re-graded on this release's data, so the board at that ref is
+    closed (it stays in git history) and the current board starts its own history. Only the
+    grading code's release decides this: a board graded by the base branch's code is always
+    of the base branch's release.
+    """
+    major = DATA_VERSION.split(".")[0]
+    return bool(board.entries) and all(
+        str(e.get("data_version", "")).split(".")[0] != major for e in board.entries)
+
+
 def _label(entry: dict) -> str:
     return (f"{entry.get('model_name')} {entry.get('package_version')} on "
             f"{entry.get('variant_name')} seed {entry.get('seed')}")
@@ -94,6 +109,8 @@ def history_problems(folder: Path, ref: str, now: RawBoard) -> list[Discrepancy]
     if data is None:
         return []  # no board at the base: anything extends it
     before = parse_board(data, f"{where} at {commit[:12]}")
+    if earlier_release(before):
+        return []  # a new major data release starts a new board (see docs/leaderboard.md)
     paths = stored_paths(data)
     out = []
     at = f"the board at {ref}"

@@ -17,7 +17,9 @@ import pandas as pd
 
 from icgbench import __version__
 from icgbench.data import default_seed, load_table, tier_descriptor
+from icgbench.generator.prior import PriorEquation
 from icgbench.template import header
+from icgbench.vocabulary import STATES
 
 DECIMALS = 6  # predictions are written to 6 decimals (smaller files, no loss that matters)
 
@@ -62,6 +64,18 @@ class CohortData:
     def prior_signs(self) -> dict[str, int]:
         return dict(zip(self.structural_prior.state, self.structural_prior.prior_sign,
                         strict=True))
+
+    def prior_equation(self) -> PriorEquation:
+        """The structural prior's risk equation, as the release publishes it."""
+        table = self.structural_prior.set_index("state").loc[list(STATES)]
+        first = table.iloc[0]
+        return PriorEquation(
+            signs=table.prior_sign.to_numpy(dtype=np.int64),
+            weights=table.prior_weight.to_numpy(dtype=np.float64),
+            mean=table.reference_mean.to_numpy(dtype=np.float64),
+            sd=table.reference_sd.to_numpy(dtype=np.float64),
+            intercept=float(first.intercept), hazard_scale=float(first.hazard_scale),
+            months=int(first.months))
 
     def intervention_scales(self) -> dict[str, dict[str, float]]:
         out: dict[str, dict[str, float]] = {}

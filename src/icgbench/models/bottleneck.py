@@ -27,7 +27,8 @@ TREES = 200
 class Stage2:
     """A risk model on standardised predicted states."""
 
-    def fit(self, z: np.ndarray, y: np.ndarray) -> Stage2:
+    def fit(self, z: np.ndarray, y: np.ndarray, weight: np.ndarray | None = None) -> Stage2:
+        """Fit on standardised states ``z``, events ``y`` and optional row weights."""
         raise NotImplementedError
 
     def proba(self, z: np.ndarray) -> np.ndarray:
@@ -67,7 +68,11 @@ class BottleneckModel(ReferenceModel):
         self.z_train = oob
         self.y_train = data.train_outcomes.event.to_numpy()
         self.features = x
-        self.stage2 = self.make_stage2(data).fit(self.z_train, self.y_train)
+        self.stage2 = self.make_stage2(data).fit(*self.stage2_rows(data))
+
+    def stage2_rows(self, data: CohortData) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """Stage 2's training rows (z, y, weight): the train subjects, unweighted."""
+        return self.z_train, self.y_train, None
 
     def predict_z(self, ids: list[str]) -> np.ndarray:
         """Predicted standardised states of ``ids`` (subjects x states)."""

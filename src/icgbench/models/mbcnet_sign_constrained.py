@@ -37,15 +37,18 @@ class SignConstrainedLogistic(Stage2):
                 out.append((SIGN_FLOOR, None) if sign > 0 else (None, -SIGN_FLOOR))
         return out
 
-    def fit(self, z: np.ndarray, y: np.ndarray) -> SignConstrainedLogistic:
+    def fit(self, z: np.ndarray, y: np.ndarray,
+            weight: np.ndarray | None = None) -> SignConstrainedLogistic:
         n = len(y)
         x = np.hstack([np.ones((n, 1)), z])
-        penalty = 1.0 / (C * n)
+        weight = np.ones(n) if weight is None else np.asarray(weight, dtype=np.float64)
+        total = float(weight.sum())
+        penalty = 1.0 / (C * total)
 
         def loss(w: np.ndarray) -> tuple[float, np.ndarray]:
             eta = x @ w
-            nll = np.mean(np.logaddexp(0.0, eta) - y * eta)
-            grad = x.T @ (expit(eta) - y) / n
+            nll = float(weight @ (np.logaddexp(0.0, eta) - y * eta)) / total
+            grad = x.T @ (weight * (expit(eta) - y)) / total
             reg = w.copy()
             reg[0] = 0.0
             return nll + 0.5 * penalty * float(reg @ reg), grad + penalty * reg

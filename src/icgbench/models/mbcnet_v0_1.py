@@ -18,9 +18,10 @@ C = 1.0
 
 
 class CalibratedLogistic(Stage2):
-    def fit(self, z: np.ndarray, y: np.ndarray) -> CalibratedLogistic:
+    def fit(self, z: np.ndarray, y: np.ndarray,
+            weight: np.ndarray | None = None) -> CalibratedLogistic:
         self.model = CalibratedClassifierCV(LogisticRegression(C=C, max_iter=2000),
-                                            method="isotonic", cv=5).fit(z, y)
+                                            method="isotonic", cv=5).fit(z, y, sample_weight=weight)
         return self
 
     def proba(self, z: np.ndarray) -> np.ndarray:

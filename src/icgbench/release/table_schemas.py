@@ -19,6 +19,7 @@ from icgbench.contract import dumps
 from icgbench.generator.interventions import intervention_names
 from icgbench.vocabulary import (
     ARCHETYPES,
+    FRAILTY,
     HOST_TRAITS,
     KCCS,
     MODALITIES,
@@ -51,8 +52,11 @@ TABLES: dict[str, tuple[str, str]] = {
                      "the end of follow-up: the concept labels a bottleneck model trains on."),
     "interventions": ("public", "The do_* registry: which states each intervention scales, "
                       "by how much, and the structural prior's expected direction."),
-    "structural_prior": ("public", "The structural prior: expected sign of each state's "
-                         "effect on risk."),
+    "structural_prior": ("public", "The structural prior: expected sign and nominal weight "
+                         "of each state's effect on risk, and the prior's risk equation "
+                         "(risk = 1 - exp(-hazard_scale * months * exp(intercept + sum of "
+                         "prior_sign * prior_weight * (state - reference_mean) / "
+                         "reference_sd)), state at the end of follow-up)."),
     "nodes": ("public", "The node set of the causal graph (structure-recovery task)."),
     "test_outcomes": ("truth", "Outcome and true event probability of every test and "
                       "target-test subject."),
@@ -177,6 +181,20 @@ def build_table_schemas() -> dict[str, dict[str, Any]]:
            enum=list(STATES)),
         _f("prior_sign", "integer", "Expected sign of the state's effect on risk.",
            required=True, enum=[-1, 1]),
+        _f("prior_weight", "number", "The prior's nominal magnitude of the state's "
+           "standardised effect on the log hazard.", required=True, minimum=0),
+        _f("reference_mean", "number", "Mean of the state at the end of follow-up on the "
+           "variant's reference population (the equation standardises by it).",
+           required=True),
+        _f("reference_sd", "number", "Standard deviation of the state at the end of "
+           "follow-up on the reference population.", required=True, exclusiveMinimum=0),
+        _f("intercept", "number", "The prior equation's log-hazard intercept (the DGP's; "
+           "the same on every row).", required=True),
+        _f("hazard_scale", "number", "The prior equation's hazard scale, solved so its mean "
+           "risk on the reference population is the variant's prevalence (the same on every "
+           "row).", required=True, exclusiveMinimum=0),
+        _f("months", "integer", "Months of follow-up the equation accumulates the hazard "
+           "over (the same on every row).", required=True, minimum=1),
     ]
     node_names = [kcc_assay_column(k) for k in KCCS] + list(STATES) + [OUTCOME_NODE]
     nodes = [
@@ -207,7 +225,8 @@ def build_table_schemas() -> dict[str, dict[str, Any]]:
     ]
     host_latents = [_id(unique=True)] + [
         _f(t, "number", f"True host trait {t}.", required=True, minimum=0) for t in HOST_TRAITS
-    ]
+    ] + [_f(FRAILTY, "number", "Frailty: the subject's constant log-hazard offset, acting on "
+            "the outcome through no state (no observation reveals it).", required=True)]
     counterfactual_risks = [
         _id(unique=True),
         _f("split", "string", "Split of the subject.", required=True,

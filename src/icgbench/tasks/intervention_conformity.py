@@ -20,6 +20,24 @@ from icgbench.tasks.base import Blocks, Metric, Task, TaskResult, Truth, finite_
 RESPONSIVE_THRESHOLD = 0.005
 #: The seed reference (ICg-CaST) counts a zero change as a prior pass within this tolerance.
 TOLERANT_ZERO = 1e-3
+#: A predicted average change smaller than this in magnitude has no sign: it is float noise
+#: (e.g. a model whose intervened and factual predictions differ only in the last bit), far
+#: below the responsive threshold, and counts as zero in every verdict.
+ZERO_DELTA = 1e-12
+
+
+def average_change(effect: np.ndarray) -> float:
+    """The mean of per-subject changes, summed left to right in subject order in doubles.
+
+    The order is part of the contract so that ports reach the same value bit for bit (a
+    pairwise or extended-precision sum can differ in the last bits).
+    """
+    return float(np.cumsum(effect, dtype=np.float64)[-1] / len(effect)) if len(effect) else 0.0
+
+
+def delta_sign(delta: float) -> int:
+    """The sign of an average change, 0 within ZERO_DELTA of zero."""
+    return 0 if abs(delta) < ZERO_DELTA else int(np.sign(delta))
 
 
 def _delta_sd(truth: Truth) -> float:
@@ -92,11 +110,11 @@ def score(blocks: Blocks, truth: Truth) -> TaskResult:
         true_delta = float(np.mean(true[name]))
         if name in submitted:
             effect = submitted[name] - base
-            delta = float(np.mean(effect))
+            delta = average_change(effect)
         else:
             effect = np.zeros_like(true[name])
             delta = None
-        sign = 0 if delta is None else int(np.sign(delta))
+        sign = 0 if delta is None else delta_sign(delta)
         p_ok = delta is not None and sign == prior
         t_ok = delta is not None and (sign == prior or abs(delta) <= TOLERANT_ZERO)
         d_ok = delta is not None and sign == dgp
@@ -124,7 +142,8 @@ def score(blocks: Blocks, truth: Truth) -> TaskResult:
         "ate_mae": float(np.mean(abs_errors)),
     })
     return TaskResult(metrics, {"responsive_threshold": RESPONSIVE_THRESHOLD,
-                                "tolerant_zero": TOLERANT_ZERO, "interventions": details})
+                                "tolerant_zero": TOLERANT_ZERO, "zero_delta": ZERO_DELTA,
+                                "interventions": details})
 
 
 TASK = Task(

@@ -1,0 +1,53 @@
+"""The structural prior's risk equation as the release publishes it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.metrics import roc_auc_score
+
+from icgbench.data import load_table
+from icgbench.generator import get_variant, variant_names
+from icgbench.generator.reference import prior_equation, reference_scale
+from icgbench.models import CohortData
+from icgbench.vocabulary import OUTCOME_NODE, STATES
+
+
+@pytest.mark.parametrize("variant", variant_names())
+def test_prior_sign_equals_the_dgp_sign_except_on_the_flipped_states(variant):
+    prior = load_table(variant, "structural_prior").set_index("state")
+    graph = load_table(variant, "graph", role="truth")
+    outcome = graph[graph.target == OUTCOME_NODE].set_index("source")
+    disagree = {s for s in STATES if prior.loc[s, "prior_sign"] != outcome.loc[s, "sign"]}
+    assert disagree == set(get_variant(variant).flipped_signs)
+    np.testing.assert_allclose(prior.loc[list(STATES), "prior_weight"],
+                               outcome.loc[list(STATES), "weight"], rtol=0, atol=1e-6)
+
+
+@pytest.mark.parametrize("variant", ["linear_lowhet", "misspecified_signs"])
+def test_the_published_equation_is_the_generators(variant):
+    published = CohortData.load(variant).prior_equation()
+    v = get_variant(variant)
+    made = prior_equation(v, v.months)
+    scale = reference_scale(v, v.months)
+    assert published.intercept == made.intercept == scale.intercept
+    assert published.hazard_scale == made.hazard_scale > 0
+    assert published.months == v.months
+    np.testing.assert_array_equal(published.mean, scale.mean)
+    np.testing.assert_array_equal(published.sd, scale.sd)
+    at_mean = published.risk(published.mean[None, :])[0]
+    assert at_mean == pytest.approx(
+        1 - np.exp(-published.hazard_scale * v.months * np.exp(published.intercept)), rel=1e-12)
+
+
+def test_the_equation_ranks_train_subjects_only_where_the_prior_is_right():
+    def auroc(variant: str) -> float:
+        data = CohortData.load(variant)
+        end = data.end_states().loc[data.train_outcomes.subject_id, list(STATES)]
+        risk = data.prior_equation().risk(end.to_numpy())
+        assert 0.1 < risk.mean() < 0.6
+        return roc_auc_score(data.train_outcomes.event, risk)
+
+    right, wrong = auroc("linear_lowhet"), auroc("misspecified_signs_v2")
+    assert right > 0.7
+    assert wrong < right - 0.05
