@@ -90,12 +90,12 @@ def _subject_modality_masked(c, modality: str) -> np.ndarray:
     return (~m.groupby("subject_id")[modality].any()).to_numpy()
 
 
-def test_partial_observability_masks_thirty_percent_of_subjects():
+def test_partial_observability_masks_sixty_percent_of_subjects():
     c = cohort("partial_observability", 1, N)
-    se = np.sqrt(0.3 * 0.7 / N)
+    se = np.sqrt(0.6 * 0.4 / N)
     for modality in ("transcriptomic", "epigenomic"):
         frac = _subject_modality_masked(c, modality).mean()
-        assert abs(frac - 0.30) < 4 * se, (modality, frac)
+        assert abs(frac - 0.60) < 4 * se, (modality, frac)
     assert _subject_modality_masked(c, "mutational").mean() == 0.0
 
 
@@ -142,17 +142,18 @@ def test_nonlinear_obs_defeats_a_linear_map_from_states_to_omics():
     assert nonlinear < linear - 0.08, (linear, nonlinear)
 
 
-def test_high_heterogeneity_widens_host_spread_and_target_domain_is_shifted():
+def test_high_heterogeneity_widens_host_spread_and_target_hosts_spread_wider():
     low = cohort("linear_lowhet", 1, N).tables["host_latents"].to_pandas()
     high = cohort("nonlinear_mixhost", 1, N).tables["host_latents"].to_pandas()
-    for trait in HOST_TRAITS:
-        ratio = high[trait].std() / low[trait].std()
-        assert ratio > 1.8, (trait, ratio)
     ids = low.subject_id.str[:2]
-    for trait, expected in (("repair_capacity", -1), ("immune_surveillance", -1),
-                            ("baseline_proliferation", +1), ("detox_balance", +1)):
+    source_low, source_high = low[ids != "TG"], high[high.subject_id.str[:2] != "TG"]
+    for trait in HOST_TRAITS:
+        ratio = source_high[trait].std() / source_low[trait].std()
+        assert ratio > 1.8, (trait, ratio)
+    for trait in ("repair_capacity", "immune_surveillance", "baseline_proliferation"):
         source, target = low[ids != "TG"][trait], low[ids == "TG"][trait]
-        assert np.sign(target.mean() - source.mean()) == expected
+        assert target.std() > 2.5 * source.std(), trait  # outside the training support
+        assert abs(target.mean() - source.mean()) < 0.5 * target.std(), trait
         assert stats.ks_2samp(source, target).pvalue < 1e-6, trait
 
 

@@ -4,7 +4,8 @@ The prior a mechanism-aware modeller brings is more than a sign per state: ICg-C
 its intervention-augmented training rows with a frozen reference risk equation. The release
 publishes that equation in the ``structural_prior`` table so any model can use it::
 
-    eta  = intercept + sum_s prior_sign_s * prior_weight_s * (x_s - reference_mean_s) / reference_sd_s
+    eta  = intercept + sum_s prior_sign_s * prior_weight_s * z_s
+    z_s  = (x_s - reference_mean_s) / reference_sd_s
     risk = 1 - exp(-hazard_scale * months * exp(eta))
 
 where ``x_s`` is state ``s`` at the end of follow-up. ``reference_mean``/``reference_sd``
