@@ -38,6 +38,14 @@ def prior_direction(name: str) -> int:
     return directions.pop() if len(directions) == 1 else 0
 
 
+def scaled(states: np.ndarray, unit: dict[str, float]) -> np.ndarray:
+    """A copy of natural-scale states (n, S) with each named state multiplied by its scale."""
+    out = np.array(states, dtype=np.float64)
+    for state, scale in unit.items():
+        out[:, STATES.index(state)] *= scale
+    return out
+
+
 def scale_matrix(names: list[str]) -> np.ndarray:
     """Scales per run (factual first, then one row per intervention) x STATES."""
     scales = np.ones((1 + len(names), len(STATES)))

@@ -75,10 +75,12 @@ def _omics(
 def _site_shift(
     variant: Variant, rng: np.random.Generator, tx: np.ndarray, epi: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The target site's measurement shift: one gain and offset per module (a batch effect).
+    """The target site's measurement shift: one gain and offset per module (a batch effect)
+    plus extra noise per reading.
 
     Every target subject's readout of a module is rescaled and shifted the same way, so the
-    mechanism is unchanged and standardising each module within a site removes the shift.
+    mechanism is unchanged and standardising each module within a site removes the gain and
+    offset; the extra noise only a model's weighting of the omics can absorb.
     """
     k, m = tx.shape[2], tx.shape[2] + epi.shape[2]
     draws = rng.standard_normal((2, m))

@@ -15,9 +15,14 @@ import functools
 import numpy as np
 from scipy.optimize import brentq
 
-from icgbench.generator.dynamics import RiskScale, event_probability, simulate_dynamics
+from icgbench.generator.dynamics import (
+    RiskScale,
+    Trajectories,
+    event_probability,
+    simulate_dynamics,
+)
 from icgbench.generator.mechanism import risk_coefficients
-from icgbench.generator.population import sample_population
+from icgbench.generator.population import Population, sample_population
 from icgbench.generator.prior import PriorEquation, prior_signs, prior_weights
 from icgbench.generator.variants import Variant
 from icgbench.vocabulary import STATES
@@ -27,14 +32,24 @@ REFERENCE_SEED = 0
 REFERENCE_SPLIT = "reference"
 
 
+def _reference_run(variant: Variant, months: int, scale: RiskScale | None) -> Trajectories:
+    """The reference population's factual run (cached population, own stream)."""
+    pop = _reference_population(variant)
+    beta = risk_coefficients(variant.flipped_signs)
+    factual = np.ones((1, len(STATES)))
+    return simulate_dynamics(variant, REFERENCE_SEED, pop, months, (months,), factual, scale,
+                             beta)
+
+
+@functools.lru_cache(maxsize=64)
+def _reference_population(variant: Variant) -> Population:
+    return sample_population(variant, REFERENCE_SEED, REFERENCE_SPLIT, REFERENCE_SIZE)
+
+
 @functools.lru_cache(maxsize=64)
 def _reference_end_states(variant: Variant, months: int) -> np.ndarray:
     """End-of-follow-up states (S, n) of the reference population."""
-    pop = sample_population(variant, REFERENCE_SEED, REFERENCE_SPLIT, REFERENCE_SIZE)
-    beta = risk_coefficients(variant.flipped_signs)
-    factual = np.ones((1, len(STATES)))
-    run = simulate_dynamics(variant, REFERENCE_SEED, pop, months, (months,), factual, None, beta)
-    return run.states[-1]
+    return _reference_run(variant, months, None).states[-1]
 
 
 @functools.lru_cache(maxsize=64)
@@ -44,11 +59,7 @@ def reference_scale(variant: Variant, months: int) -> RiskScale:
     mean, sd = end.mean(axis=1), end.std(axis=1)
     sd = np.where(sd > 0, sd, 1.0)
     unit = RiskScale(mean=mean, sd=sd, intercept=0.0)
-    pop = sample_population(variant, REFERENCE_SEED, REFERENCE_SPLIT, REFERENCE_SIZE)
-    beta = risk_coefficients(variant.flipped_signs)
-    factual = np.ones((1, len(STATES)))
-    second = simulate_dynamics(variant, REFERENCE_SEED, pop, months, (months,), factual, unit, beta)
-    hazard = second.hazard_sum[0]
+    hazard = _reference_run(variant, months, unit).hazard_sum[0]
 
     def gap(b0: float) -> float:
         return float(event_probability(hazard, b0).mean()) - variant.target_prevalence

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 from sklearn.ensemble import RandomForestRegressor
 
+from icgbench.generator.interventions import scaled
 from icgbench.models.base import CohortData, ReferenceModel, rounded
 from icgbench.models.features import Imputer, feature_frame
 from icgbench.models.seeding import model_seed
@@ -80,11 +81,7 @@ class BottleneckModel(ReferenceModel):
 
     def intervene(self, z: np.ndarray, unit: dict[str, float]) -> np.ndarray:
         """Standardised states after multiplying each named state by its scale."""
-        states = z * self.sd + self.mean
-        for state, scale in unit.items():
-            j = STATES.index(state)
-            states[:, j] = states[:, j] * scale
-        return (states - self.mean) / self.sd
+        return (scaled(z * self.sd + self.mean, unit) - self.mean) / self.sd
 
     def predict(self, data: CohortData) -> dict[str, Any]:
         test, target = data.ids("test"), data.ids("target_test")

@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from icgbench.generator.interventions import scaled
 from icgbench.models.base import CohortData
 from icgbench.models.mbcnet_sign_constrained import MBCNetSignConstrained
 from icgbench.models.seeding import model_rng
-from icgbench.vocabulary import STATES
 
 SAMPLES_PER_INTERVENTION = 2
 
@@ -38,9 +38,7 @@ def augmented_rows(states: np.ndarray, scales: dict[str, dict[str, float]], risk
     """
     parts, labels = [], []
     for unit in scales.values():
-        moved = states.copy()
-        for state, scale in unit.items():
-            moved[:, STATES.index(state)] *= scale
+        moved = scaled(states, unit)
         p = risk(moved)
         for _ in range(samples):
             parts.append(moved)
