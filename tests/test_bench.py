@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from icgbench.bench.baselines_doc import markdown
-from icgbench.bench.normalize import difficulty, normalize
+from icgbench.bench.normalize import difficulty, normalize, normalized_scores
 from icgbench.bench.plots import draw_all
 from icgbench.bench.sweep import grid, sweep
 from icgbench.cli import main
@@ -80,6 +80,18 @@ def test_normalize_and_difficulty():
     assert math.isnan(normalize(0.9, float("nan"), 1.0))  # no random reference
     assert [difficulty(x) for x in (0.9, 0.75, 0.6, 0.3, 0.1)] == [
         "calibration", "calibration", "standard", "advanced", "frontier"]
+
+
+def test_intervention_category_weighs_signs_and_effect_sizes():
+    """All signs right but half the random model's average-effect error scores 0.75, not 1."""
+    rows = [{"model": m, "cohort": "c",
+             "intervention_conformity.responsive_dgp_conformity": conf,
+             "intervention_conformity.ate_mae": mae}
+            for m, conf, mae in (("random", 0.3, 0.08), ("m", 1.0, 0.04), ("oracle", 1.0, 0.0))]
+    scores = normalized_scores(pd.DataFrame(rows))
+    assert scores.loc[("m", "c"), "normalized_intervention"] == pytest.approx(0.75)
+    assert scores.loc[("oracle", "c"), "normalized_intervention"] == 1.0
+    assert scores.loc[("random", "c"), "normalized_intervention"] == 0.0
 
 
 def test_bench_run_prints_one_json_document_with_timings(tmp_path, capsys):

@@ -5,9 +5,14 @@ For each headline metric, ``normalized = max(0, (score - random) / (best - rando
 cohort in the same sweep. R^2 has no lower bound, and a uniform random guess sends it to
 arbitrary negative values, so for ``r2_mean`` ``random`` is the metric's chance level (0,
 predicting the mean). Categories (risk, latent, intervention, transfer, structure) weigh
-equally; a task a model does not attempt scores 0 in its category. Structure is graded at
-each model's calibrated K*. This composite is reported beside
-the seed's (mean of auroc, r2_mean, conformity); neither is canonical.
+equally, and the metrics inside a category too; a task a model does not attempt scores 0 in
+its category. Intervention averages the responsive DGP conformity (is each average change's
+sign right?) with ``ate_mae`` (how far is each average change from the true one, best 0): a
+count of seven signs saturates once a model has the prior's signs, while the size of the
+effects, which the DGP propagates through the whole follow-up and every descendant state,
+still separates models from the truth. Structure is graded at each model's calibrated K*.
+This composite is reported beside the seed's (mean of auroc, r2_mean, conformity); neither
+is canonical.
 
 Difficulty tier of a (cohort, task), from the best non-oracle model's normalized score:
 calibration >= 0.75 > standard >= 0.50 > advanced >= 0.25 > frontier.
@@ -22,7 +27,8 @@ import pandas as pd
 CATEGORIES: dict[str, dict[str, float]] = {
     "risk": {"risk_prediction.auroc": 1.0, "risk_prediction.auprc": 1.0},
     "latent": {"latent_recovery.r2_mean": 1.0},
-    "intervention": {"intervention_conformity.responsive_dgp_conformity": 1.0},
+    "intervention": {"intervention_conformity.responsive_dgp_conformity": 1.0,
+                     "intervention_conformity.ate_mae": 0.0},
     "transfer": {"cross_host_generalization.auroc_target": 1.0},
     "structure": {"structure_recovery.directed_f1": 1.0,
                   "structure_recovery.orientation_score": 1.0},

@@ -47,6 +47,8 @@ class Variant:
     target_site_offset_sd: float
     target_site_gain_log_sd: float
     target_site_noise_sd: float
+    target_assay_gain_log_sd: float
+    target_assay_offset_sd: float
     target_archetype_mode: ArchetypeMode
     target_mixture_concentration: float
     observability: Observability
@@ -88,12 +90,14 @@ _BASE = dict(
     mixture_concentration=0.35,
     host_heterogeneity="low",
     host_sd_multiplier=1.0,
-    target_host_sd_multiplier=4.0,
+    target_host_sd_multiplier=3.0,
     target_archetype_mode="continuous_mixture",
     target_mixture_concentration=0.5,
     target_site_offset_sd=1.0,
     target_site_gain_log_sd=0.5,
     target_site_noise_sd=2.0,
+    target_assay_gain_log_sd=0.6,
+    target_assay_offset_sd=0.2,
     observability="full",
     masking_rate=0.0,
     masked_modalities=(),
@@ -143,12 +147,13 @@ _REGISTRY: dict[str, Variant] = {
         ),
         _variant(
             "partial_observability",
-            "Non-linear coupling with random per-subject masking (60%) of transcriptomic "
-            "and epigenomic modules. Stresses robustness to missing modalities.",
+            "Non-linear coupling with random per-subject masking of each omics modality "
+            "(transcriptomic, epigenomic, mutational; 60% each, independently). Stresses "
+            "robustness to missing modalities.",
             **_NONLINEAR_MIXHOST,
             observability="partial",
             masking_rate=0.60,
-            masked_modalities=("transcriptomic", "epigenomic"),
+            masked_modalities=("transcriptomic", "epigenomic", "mutational"),
         ),
         _variant(
             "nonlinear_obs",

@@ -10,7 +10,7 @@ empties the board fails here even though its end state re-scores cleanly.
 The ref is resolved in the git repository that holds the board folder, and the board is
 read at the same path inside it, with ``git cat-file`` only: nothing in the repository is
 run. A board whose every entry was graded on an earlier major data release is closed:
-the current board starts a new history (release 2.0.0 did this once).
+the current board starts a new history (as releases 2.0.0 and 3.0.0 did).
 """
 
 from __future__ import annotations
