@@ -55,3 +55,17 @@ def test_python_worked_example_in_submission_guide_runs_and_scores(tmp_path):
     report = score(tmp_path / "assay_logistic.json")
     assert report.summary["auroc"] > 0.6
     assert set(report.document["tasks"]) == {"risk_prediction", "cross_host_generalization"}
+
+
+def test_every_relative_link_in_the_readme_and_docs_resolves():
+    import re
+
+    pages = [ROOT / "README.md", ROOT / "CHANGELOG.md", *sorted((ROOT / "docs").glob("*.md"))]
+    broken = []
+    for page in pages:
+        for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", page.read_text()):
+            if "://" in target or target.startswith("mailto:"):
+                continue
+            if not (page.parent / target).exists():
+                broken.append(f"{page.relative_to(ROOT)} -> {target}")
+    assert not broken, broken
