@@ -82,3 +82,21 @@ def test_the_target_site_recalibrates_every_kcc_assay():
         assert abs(slopes["source"] - 1.0) < 0.1, (kcc, slopes)
         log_ratios.append(np.log(slopes["target"] / slopes["source"]))
     assert np.mean(np.abs(log_ratios)) > 0.2
+
+
+def test_the_target_difficulty_tool_prints_the_true_risks_gap(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    tool = Path(__file__).resolve().parents[1] / "tools" / "target-difficulty"
+    result = subprocess.run(
+        [sys.executable, str(tool), "--variants", "linear_lowhet", "--seeds", "1",
+         "--n", "300", "--multiplier", "2.5"],
+        capture_output=True, text=True, check=True)
+    header, row = result.stdout.strip().splitlines()
+    assert header.split("\t")[-1] == "gap"
+    name, seed, multiplier, source, target, gap = row.split("\t")
+    assert (name, seed, multiplier) == ("linear_lowhet", "1", "2.5")
+    assert 0.5 < float(source) <= 1 and 0.5 < float(target) <= 1
+    assert abs(float(gap) - (float(source) - float(target))) <= 0.0015  # 3-decimal rounding

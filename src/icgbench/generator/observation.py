@@ -16,6 +16,7 @@ import numpy as np
 from icgbench.generator import mechanism as mech
 from icgbench.generator.dynamics import RiskScale, Trajectories
 from icgbench.generator.population import Population
+from icgbench.generator.site import recalibrated
 from icgbench.generator.streams import stream
 from icgbench.generator.variants import Variant
 from icgbench.vocabulary import (
@@ -75,20 +76,12 @@ def _omics(
 def _site_shift(
     variant: Variant, rng: np.random.Generator, tx: np.ndarray, epi: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The target site's measurement shift: one gain and offset per module (a batch effect)
-    plus extra noise per reading.
-
-    Every target subject's readout of a module is rescaled and shifted the same way, so the
-    mechanism is unchanged and standardising each module within a site removes the gain and
-    offset; the extra noise only a model's weighting of the omics can absorb.
-    """
-    k, m = tx.shape[2], tx.shape[2] + epi.shape[2]
-    draws = rng.standard_normal((2, m))
-    gain = np.exp(variant.target_site_gain_log_sd * draws[0])
-    offset = variant.target_site_offset_sd * draws[1]
-    values = np.concatenate([tx, epi], axis=2)
-    noise = rng.standard_normal(values.shape)
-    values = gain * values + offset + variant.target_site_noise_sd * noise
+    """The target site's omics: every module recalibrated (:mod:`.site`), plus extra noise
+    per reading that only a model's weighting of the omics can absorb."""
+    k = tx.shape[2]
+    values = recalibrated(np.concatenate([tx, epi], axis=2), rng,
+                          variant.target_site_gain_log_sd, variant.target_site_offset_sd)
+    values = values + variant.target_site_noise_sd * rng.standard_normal(values.shape)
     return values[:, :, :k], values[:, :, k:]
 
 

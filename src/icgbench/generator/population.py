@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from icgbench.generator import mechanism as mech
+from icgbench.generator.site import recalibrated
 from icgbench.generator.streams import stream
 from icgbench.generator.variants import Variant
 from icgbench.vocabulary import ARCHETYPES, HOST_TRAITS, KCCS, PROXIED_TRAITS, SPLIT_DOMAIN
@@ -81,19 +82,6 @@ def sample_mixture(variant: Variant, rng: np.random.Generator, n: int,
     return rng.dirichlet(np.full(k, concentration), size=n)
 
 
-def _site_assay_shift(
-    variant: Variant, rng: np.random.Generator, assay: np.ndarray
-) -> np.ndarray:
-    """The target site's KCC assay calibration: one gain and offset per assay (a batch effect).
-
-    The assays read the exposure, not the mechanism, so the true activation and risk are
-    unchanged; a model that learned risk from the exposure readings sees them moved.
-    """
-    draws = rng.standard_normal((2, assay.shape[1]))
-    gain = np.exp(variant.target_assay_gain_log_sd * draws[0])
-    return gain * assay + variant.target_assay_offset_sd * draws[1]
-
-
 def sample_population(variant: Variant, seed: int, split: str, n: int) -> Population:
     """Draw ``n`` subjects of one split."""
     vh = variant.variant_hash
@@ -117,7 +105,8 @@ def sample_population(variant: Variant, seed: int, split: str, n: int) -> Popula
     profile = mixture @ mech.ARCHETYPE_PROFILES
     assay = profile + mech.ASSAY_NOISE_SD * rng("assay").standard_normal((n, len(KCCS)))
     if target:
-        assay = _site_assay_shift(variant, rng("site_assay"), assay)
+        assay = recalibrated(assay, rng("site_assay"), variant.target_assay_gain_log_sd,
+                             variant.target_assay_offset_sd)
     assay = np.clip(assay, 0.0, 1.0)
     spread = mech.ACTIVATION_LOG_SD * variant.host_sd_multiplier
     modulation = np.exp(spread * rng("activation").standard_normal((n, len(KCCS))))
