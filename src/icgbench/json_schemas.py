@@ -15,11 +15,13 @@ from icgbench.contract import dumps
 from icgbench.generator.interventions import intervention_names
 from icgbench.generator.mechanism import graph_nodes
 from icgbench.generator.variants import variant_names
+from icgbench.release.tiers import TIERS as FROZEN_TIERS
+from icgbench.release.tiers import UNFROZEN_NAME
 from icgbench.vocabulary import STATES
 
 DRAFT7 = "http://json-schema.org/draft-07/schema#"
 SUBMISSION_VERSION = "1.0"
-REPORT_VERSION = "1.0"
+REPORT_VERSION = "1.1"
 LEADERBOARD_VERSION = "0.2"
 ID_PATTERN = "^(TR|TE|TG)[0-9]{6,9}$"
 SEMVER = r"^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)$"
@@ -38,7 +40,10 @@ LANGUAGE = f"^[A-Za-z0-9](?:[A-Za-z0-9 .+#_-]{{0,30}}[A-Za-z0-9+#])?{END}"
 URL = f"^https?://[!-~]{{1,490}}{END}"
 #: ``oracle`` in any case: reserved for the reference model that reads the truth.
 ORACLE_NAME = f"^[Oo][Rr][Aa][Cc][Ll][Ee]{END}"
-TIERS = ["small", "full"]
+#: Frozen release tiers: the only ones a leaderboard entry can name.
+TIERS = list(FROZEN_TIERS)
+#: What a submission or report may name: a frozen tier, or a cohort simulated on the fly.
+GRADED_TIERS = [*TIERS, UNFROZEN_NAME]
 #: Submission blocks, in the order tasks consume them.
 BLOCKS = ["risk_prediction", "latent_recovery", "intervention_conformity",
           "cross_host_generalization", "structure_recovery"]
@@ -103,7 +108,9 @@ def submission_schema() -> dict[str, Any]:
             "data_version": {"type": "string", "pattern": SEMVER,
                              "description": "Version of the data release the model was fitted "
                              "on (datapackage.json `version`)."},
-            "tier": {"enum": TIERS, "description": "Release tier of the cohort."},
+            "tier": {"enum": GRADED_TIERS, "description": "Release tier of the cohort; "
+                     f"'{UNFROZEN_NAME}' for a cohort simulated on the fly, outside the frozen "
+                     "release (scored locally, never accepted by the leaderboard)."},
             "variant": {"enum": variant_names(), "description": "DGP variant of the cohort."},
             "variant_hash": {"type": "string", "pattern": HASH12,
                              "description": "The variant's 12-hex-digit hash."},
@@ -194,14 +201,20 @@ def score_report_schema() -> dict[str, Any]:
         "description": "Every metric of one scored submission, with provenance and timings.",
         "type": "object",
         "additionalProperties": False,
-        "required": ["schema_version", "scorer_version", "data_version", "tier", "variant",
-                     "variant_hash", "seed", "release_fingerprint", "submission", "model",
-                     "tasks", "summary", "metric_info", "timings"],
+        "required": ["schema_version", "scorer_version", "data_version", "tier", "frozen",
+                     "variant", "variant_hash", "seed", "release_fingerprint", "submission",
+                     "model", "tasks", "summary", "metric_info", "timings"],
         "properties": {
             "schema_version": {"const": REPORT_VERSION},
             "scorer_version": {"type": "string", "minLength": 1},
             "data_version": {"type": "string", "pattern": SEMVER},
-            "tier": {"enum": TIERS},
+            "tier": {"enum": GRADED_TIERS},
+            "frozen": {"type": "boolean",
+                       "description": "True when graded against the frozen release; false "
+                       "for a cohort simulated on the fly, whose scores cannot go on the "
+                       "leaderboard (see notice)."},
+            "notice": {"type": "string", "description": "Present when frozen is false: says "
+                       "so in words."},
             "variant": {"enum": variant_names()},
             "variant_hash": {"type": "string", "pattern": HASH12},
             "seed": {"type": "integer", "minimum": 0},

@@ -10,6 +10,7 @@ conformity.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -19,6 +20,7 @@ from icgbench.errors import UsageError
 from icgbench.models import CohortData, get_model
 from icgbench.models.bottleneck import BottleneckModel
 from icgbench.models.mbcnet_sign_constrained import SignConstrainedLogistic
+from icgbench.release.tiers import UNFROZEN_NAME
 from icgbench.scorer import score
 from icgbench.vocabulary import OUTCOME_NODE, STATES
 
@@ -28,6 +30,7 @@ class AuditResult:
     model: str
     cohort: str
     seed: int
+    frozen: bool
     base: dict[str, float | None]
     rows: list[dict[str, Any]]
 
@@ -43,17 +46,18 @@ def _sign(x: float) -> int:
     return int(np.sign(x))
 
 
-def audit(model_name: str, cohort: str, seed: int | None = None, tier: str = "small"
-          ) -> AuditResult:
+def audit(model_name: str, cohort: str, seed: int | None = None, tier: str = "small",
+          root: Path | None = None) -> AuditResult:
     """Fit ``model_name`` on the cohort and audit its stage-2 signs."""
     model = get_model(model_name)
+    model_name = model.name
     if not isinstance(model, BottleneckModel):
         raise UsageError(f"the sign audit applies to bottleneck models (mbcnet_*), not "
                          f"{model_name!r}")
-    data = CohortData.load(cohort, seed, tier)
+    data = CohortData.load(cohort, seed, tier, root)
     model.fit(data)
-    base = _headline(score(model.submission(data)))
-    graph = load_table(cohort, "graph", data.seed, tier, role="truth")
+    base = _headline(score(model.submission(data), root=root))
+    graph = load_table(cohort, "graph", data.seed, tier, role="truth", root=root)
     dgp = {r.source: int(r.sign) for r in graph.itertuples() if r.target == OUTCOME_NODE}
     prior = data.prior_signs()
     coefficients = model.stage2.coefficients()
@@ -70,7 +74,7 @@ def audit(model_name: str, cohort: str, seed: int | None = None, tier: str = "sm
             signs = [prior[s] for s in STATES]
             model.stage2 = SignConstrainedLogistic(signs, frozenset({state})).fit(
                 model.z_train, model.y_train)
-            relaxed = _headline(score(model.submission(data)))
+            relaxed = _headline(score(model.submission(data), root=root))
             row["relaxed_coefficient"] = float(model.stage2.coefficients()[j])
             for key, value in relaxed.items():
                 row[f"relaxed_{key}"] = value
@@ -78,4 +82,4 @@ def audit(model_name: str, cohort: str, seed: int | None = None, tier: str = "sm
                                         else value - base[key])
             model.stage2 = fitted
         rows.append(row)
-    return AuditResult(model_name, cohort, data.seed, base, rows)
+    return AuditResult(model_name, cohort, data.seed, tier != UNFROZEN_NAME, base, rows)

@@ -30,6 +30,17 @@ def positive_int(text: str) -> int:
     return value
 
 
+def non_negative_float(text: str) -> float:
+    """argparse type: a finite number >= 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a non-negative, finite number, got {text!r}")
+    return value
+
+
 def positive_float(text: str) -> float:
     """argparse type: a finite number > 0."""
     try:
@@ -50,6 +61,11 @@ def print_json(obj: Any) -> None:
 def say(message: str) -> None:
     """A human-facing progress or result line (stderr when stdout carries JSON)."""
     print(message, file=sys.stdout)
+
+
+def say_err(message: str) -> None:
+    """A human-facing line on stderr (stdout carries JSON or a table)."""
+    print(message, file=sys.stderr)
 
 
 def variant_arg(name: str) -> Variant:

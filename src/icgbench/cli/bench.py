@@ -5,16 +5,23 @@ from __future__ import annotations
 import argparse
 import csv
 import io
+import tempfile
 from pathlib import Path
 
 from icgbench.atomic import write_text
-from icgbench.cli._common import non_negative_int, positive_int, print_json, variant_arg
+from icgbench.cli._common import (
+    non_negative_int,
+    positive_int,
+    print_json,
+    say_err,
+    variant_arg,
+)
 from icgbench.errors import UsageError
 from icgbench.generator import all_variants, get_variant, variant_names
 from icgbench.generator.mechanism import PRIOR_SIGNS, risk_coefficients
-from icgbench.models import MODELS, competitors
+from icgbench.models import ALIASES, MODELS, competitors, resolve
 from icgbench.paths import writable_or_temp
-from icgbench.release.tiers import TIERS
+from icgbench.release.tiers import TIERS, UNFROZEN_NOTICE
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -72,13 +79,32 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run_baselines)
 
 
+def model_arg(text: str) -> str:
+    """argparse type: a reference model's name or alias, resolved to its name."""
+    try:
+        return resolve(text)
+    except UsageError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def _cohort_args(p: argparse.ArgumentParser) -> None:
+    aliases = ", ".join(f"{a} = {m}" for a, m in ALIASES.items())
     p.add_argument("--cohort", required=True, metavar="VARIANT", help="variant of the cohort")
-    p.add_argument("--variant", required=True, dest="model", metavar="MODEL",
-                   choices=list(MODELS), help=f"reference model: {', '.join(MODELS)}")
+    p.add_argument("--variant", required=True, dest="model", metavar="MODEL", type=model_arg,
+                   help=f"reference model: {', '.join(MODELS)}; the seed's short names are "
+                   f"aliases ({aliases})")
     p.add_argument("--seed", type=non_negative_int, default=None,
-                   help="cohort seed (default: the tier's first seed)")
+                   help="cohort seed (default: the tier's first seed); a seed the tier does "
+                   "not hold runs on a cohort simulated on the fly, which is not frozen data "
+                   "and cannot go on the leaderboard")
     p.add_argument("--tier", choices=list(TIERS), default="small")
+    p.add_argument("--n-subjects", type=positive_int, default=None,
+                   help="simulate the cohort on the fly with this many subjects, split "
+                   "60/20/20 (not frozen data; default: the tier's cohort, or 2,000 "
+                   "subjects for an on-the-fly seed)")
+    p.add_argument("--months", type=positive_int, default=None,
+                   help="simulate the cohort on the fly with this follow-up in months (not "
+                   "frozen data; default: the variant's)")
 
 
 def _check_cohorts(names: list[str]) -> None:
@@ -92,18 +118,27 @@ def run_run(args: argparse.Namespace) -> int:
     _check_cohorts([args.cohort])
     default = Path("outputs/bench") / f"{args.cohort}__{args.model}__seed{args.seed or 0}"
     outdir = writable_or_temp(args.outdir, default)
-    result = run_experiment(args.model, args.cohort, args.seed, args.tier, outdir)
+    result = run_experiment(args.model, args.cohort, args.seed, args.tier, outdir,
+                            n_subjects=args.n_subjects, months=args.months)
     print_json(result.as_json())
+    if not result.frozen:
+        say_err(f"icgbench: {UNFROZEN_NOTICE}")
+    say_err(f"wrote {result.submission_path.name} and {result.report_path.name} to {outdir}")
     return 0
 
 
 def run_audit(args: argparse.Namespace) -> int:
     from icgbench.bench.audit import audit
+    from icgbench.bench.run import prepare_cohort
 
     _check_cohorts([args.cohort])
-    result = audit(args.model, args.cohort, args.seed, args.tier)
+    with tempfile.TemporaryDirectory(prefix="icgbench-audit-") as tmp:
+        tier, root = prepare_cohort(args.cohort, args.seed, args.tier, None, Path(tmp),
+                                    args.n_subjects, args.months)
+        result = audit(args.model, args.cohort, args.seed, tier, root)
     base = ", ".join(f"{k}={_fmt(v)}" for k, v in result.base.items())
-    print(f"{result.model} on {result.cohort} seed {result.seed}: {base}")
+    frozen = "" if result.frozen else f" [{UNFROZEN_NOTICE}]"
+    print(f"{result.model} on {result.cohort} seed {result.seed}{frozen}: {base}")
     columns = list(result.rows[0])
     widths = {c: max(len(c), *(len(_fmt(r.get(c))) for r in result.rows)) for c in columns}
     print("  ".join(c.rjust(widths[c]) for c in columns))

@@ -51,6 +51,8 @@ def register(commands: argparse._SubParsersAction) -> None:
                        "listing each discrepancy, 2 on a usage error.")
     p.add_argument("dir", type=Path, nargs="?", default=None,
                    help="board folder (default: leaderboard/)")
+    p.add_argument("--dir", type=Path, default=None, dest="dir_option", metavar="DIR",
+                   help="board folder, as its sibling commands take it")
     p.add_argument("--tier", choices=list(TIERS), default=PUBLIC_TIER,
                    help="the tier the board must hold (default: full, the public board)")
     p.add_argument("--base", default=None, metavar="REF",
@@ -125,7 +127,9 @@ def run_add(args: argparse.Namespace) -> int:
 def run_verify(args: argparse.Namespace) -> int:
     from icgbench.leaderboard.verify import verify
 
-    folder = _dir(args)
+    if args.dir is not None and args.dir_option is not None and args.dir != args.dir_option:
+        raise UsageError(f"two board folders given: {args.dir} and --dir {args.dir_option}")
+    folder = _dir(args, "dir_option" if args.dir is None else "dir")
     entries, problems = verify(folder, args.jobs, tier=args.tier, base=args.base)
     if args.json:
         print_json({"board": str(folder), "entries": len(entries), "ok": not problems,

@@ -7,10 +7,17 @@ import json
 from pathlib import Path
 
 from icgbench.atomic import write_text
-from icgbench.cli._common import non_negative_int, positive_int, print_json, variant_arg
+from icgbench.cli._common import (
+    non_negative_float,
+    non_negative_int,
+    positive_int,
+    print_json,
+    variant_arg,
+)
 from icgbench.release.tiers import TIERS
 from icgbench.scorer import SubmissionInvalid, score, validate
 from icgbench.scorer.parse import DEFAULT_MAX_BYTES
+from icgbench.tasks.intervention_conformity import RESPONSIVE_THRESHOLD
 from icgbench.template import build_template
 
 
@@ -33,6 +40,11 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--structure-k", type=positive_int, default=None,
                    help="grade structure_recovery at this K (your K* from the calibration "
                    "cohort); default: the block's k, else this cohort's own best K")
+    p.add_argument("--responsive-threshold", type=non_negative_float,
+                   default=RESPONSIVE_THRESHOLD, metavar="X",
+                   help="for analysis: |risk change| an intervention must reach to count as "
+                   f"responsive (default {RESPONSIVE_THRESHOLD}, the only value the "
+                   "leaderboard grades at; the report records the value used)")
     p.set_defaults(func=run_score)
 
     sub = commands.add_parser("submission", help="submission helpers")
@@ -53,6 +65,9 @@ def _common(p: argparse.ArgumentParser) -> None:
                    help="tier to grade against (default: the submission's own)")
     p.add_argument("--max-bytes", type=positive_int, default=DEFAULT_MAX_BYTES,
                    help=f"refuse larger files (default {DEFAULT_MAX_BYTES})")
+    p.add_argument("--release", type=Path, default=None, metavar="DIR",
+                   help="release folder to grade against (default: the located release; for "
+                   "a cohort simulated on the fly by `bench run`, its OUTDIR/cohort)")
     p.add_argument("--json", action="store_true", help="print only machine-readable JSON")
 
 
@@ -69,7 +84,7 @@ def _invalid(args: argparse.Namespace, exc: SubmissionInvalid) -> int:
 
 def run_validate(args: argparse.Namespace) -> int:
     try:
-        v = validate(args.file, tier=args.tier, max_bytes=args.max_bytes)
+        v = validate(args.file, tier=args.tier, root=args.release, max_bytes=args.max_bytes)
     except SubmissionInvalid as exc:
         return _invalid(args, exc)
     blocks = sorted(v.blocks)
@@ -94,8 +109,9 @@ def _default_report_path(file: Path) -> Path:
 
 def run_score(args: argparse.Namespace) -> int:
     try:
-        report = score(args.file, tier=args.tier, max_bytes=args.max_bytes,
-                       structure_k=args.structure_k)
+        report = score(args.file, tier=args.tier, root=args.release, max_bytes=args.max_bytes,
+                       structure_k=args.structure_k,
+                       responsive_threshold=args.responsive_threshold)
     except SubmissionInvalid as exc:
         return _invalid(args, exc)
     out = args.out or _default_report_path(args.file)
@@ -106,6 +122,12 @@ def run_score(args: argparse.Namespace) -> int:
     doc = report.document
     print(f"{doc['model']['name']} {doc['model']['version']} on {doc['variant']} seed "
           f"{doc['seed']} ({doc['tier']} tier, data {doc['data_version']})")
+    if not doc["frozen"]:
+        print(f"  NOTE: {doc['notice']}")
+    if args.responsive_threshold != RESPONSIVE_THRESHOLD and "intervention_conformity" in (
+            doc["tasks"]):
+        print(f"  NOTE: responsive_threshold {args.responsive_threshold} (the board grades at "
+              f"{RESPONSIVE_THRESHOLD})")
     for task, section in doc["tasks"].items():
         shown = ", ".join(f"{k}={_fmt(v)}" for k, v in section["metrics"].items()
                           if "__" not in k)

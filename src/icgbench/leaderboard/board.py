@@ -128,7 +128,7 @@ def add(source: Path, folder: Path, notes: str = "", submitted_at: str | None = 
     if (problem := text_problem(notes, "--notes")) is not None:
         raise UsageError(problem)
     stored = stored_bytes(read_file(Path(source)))
-    v = validate(stored)
+    v = validate(stored, frozen_only=True)
     doc = v.document
     if doc["model"].get("oracle"):
         raise UsageError("an oracle reads the truth: it is a reference line, not an entry")

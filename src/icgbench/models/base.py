@@ -96,6 +96,12 @@ class ReferenceModel:
     description: ClassVar[str]
     blocks: ClassVar[tuple[str, ...]]
     oracle: ClassVar[bool] = False
+    #: Other names the CLI accepts for the model (the seed's short names, e.g. ``v0_1``).
+    aliases: ClassVar[tuple[str, ...]] = ()
+    #: Importable modules the model needs beyond the base install, and the extra that
+    #: provides them (``pip install 'icgbench[EXTRA]'``).
+    requires: ClassVar[tuple[str, ...]] = ()
+    extra: ClassVar[str | None] = None
 
     def fit(self, data: CohortData) -> None:
         raise NotImplementedError

@@ -5,8 +5,11 @@ train split's public latent states: one random forest (200 trees, mean-imputed f
 with the nine standardised states as outputs. ICg-CaST fits one forest per state; one
 multi-output forest is about five times faster at comparable R^2. Stage 2 maps predicted
 states to risk; it is trained on the forest's out-of-bag predictions, so it sees states as
-noisy as the ones it will meet on test subjects. ``intervene(unit, scale)`` multiplies a
-predicted state before stage 2.
+noisy as the ones it will meet on test subjects.
+
+The model implements the adapter protocol (``icgbench.adapter``): ``predict_proba(X)``,
+``predict_bottleneck(X)``, and ``intervene(unit, scale)``, which multiplies a predicted
+state before stage 2; its submission is written by the same function as anybody's.
 """
 
 from __future__ import annotations
@@ -14,10 +17,11 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pandas as pd
 from sklearn.ensemble import RandomForestRegressor
 
 from icgbench.generator.interventions import scaled
-from icgbench.models.base import CohortData, ReferenceModel, rounded
+from icgbench.models.base import CohortData, ReferenceModel
 from icgbench.models.features import Imputer, feature_frame
 from icgbench.models.seeding import model_seed
 from icgbench.vocabulary import STATES
@@ -68,35 +72,48 @@ class BottleneckModel(ReferenceModel):
             oob[missing] = self.forest.predict(xt)[missing]
         self.z_train = oob
         self.y_train = data.train_outcomes.event.to_numpy()
-        self.features = x
         self.stage2 = self.make_stage2(data).fit(*self.stage2_rows(data))
+        self.units: dict[str, float] = {}
+        self._cached: tuple[pd.DataFrame, np.ndarray] | None = None
 
     def stage2_rows(self, data: CohortData) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         """Stage 2's training rows (z, y, weight): the train subjects, unweighted."""
         return self.z_train, self.y_train, None
 
-    def predict_z(self, ids: list[str]) -> np.ndarray:
-        """Predicted standardised states of ``ids`` (subjects x states)."""
-        return self.forest.predict(self.imputer.transform(self.features.loc[ids]))
+    def predict_z(self, X: pd.DataFrame) -> np.ndarray:
+        """Predicted standardised states of the subjects of ``X`` (subjects x states).
 
-    def intervene(self, z: np.ndarray, unit: dict[str, float]) -> np.ndarray:
+        The last ``X`` is remembered (by identity), so the adapter's repeated calls on one
+        split run the forest once.
+        """
+        if self._cached is None or self._cached[0] is not X:
+            self._cached = (X, self.forest.predict(self.imputer.transform(X)))
+        return self._cached[1]
+
+    def predict_bottleneck(self, X: pd.DataFrame) -> pd.DataFrame:
+        """End-of-follow-up states on their natural scale, one column per state."""
+        return pd.DataFrame(self.predict_z(X) * self.sd + self.mean, index=X.index,
+                            columns=list(STATES))
+
+    def intervene(self, unit: str, scale: float) -> None:
+        """Multiply state ``unit`` by ``scale`` before stage 2, until cleared."""
+        if unit not in STATES:
+            raise ValueError(f"unknown state {unit!r}")
+        self.units[unit] = scale
+
+    def clear_interventions(self) -> None:
+        self.units = {}
+
+    def intervened(self, z: np.ndarray, units: dict[str, float]) -> np.ndarray:
         """Standardised states after multiplying each named state by its scale."""
-        return (scaled(z * self.sd + self.mean, unit) - self.mean) / self.sd
+        return (scaled(z * self.sd + self.mean, units) - self.mean) / self.sd
+
+    def predict_proba(self, X: pd.DataFrame) -> np.ndarray:
+        """Event probability of the subjects of ``X`` under the current interventions."""
+        z = self.predict_z(X)
+        return self.stage2.proba(self.intervened(z, self.units) if self.units else z)
 
     def predict(self, data: CohortData) -> dict[str, Any]:
-        test, target = data.ids("test"), data.ids("target_test")
-        z = self.predict_z(test)
-        p = self.stage2.proba(z)
-        states = z * self.sd + self.mean
-        return {
-            "risk_prediction": {"subject_id": test, "proba": rounded(p)},
-            "latent_recovery": {"subject_id": test, "states": {
-                s: rounded(states[:, j]) for j, s in enumerate(STATES)}},
-            "intervention_conformity": {
-                "subject_id": test, "proba": rounded(p),
-                "interventions": {name: rounded(self.stage2.proba(self.intervene(z, unit)))
-                                  for name, unit in data.intervention_scales().items()},
-            },
-            "cross_host_generalization": {
-                "subject_id": target, "proba": rounded(self.stage2.proba(self.predict_z(target)))},
-        }
+        from icgbench.adapter import predicted_blocks  # the adapter imports the models
+
+        return predicted_blocks(self, data)

@@ -71,6 +71,7 @@ class SignConstrainedLogistic(Stage2):
 
 class MBCNetSignConstrained(BottleneckModel):
     name = "mbcnet_sign_constrained"
+    aliases = ("sign_constrained",)
     description = ("Two-stage mechanism bottleneck whose stage-2 logistic coefficients are "
                    "bounded to the structural prior's signs (L-BFGS-B).")
     relaxed: frozenset[str] = frozenset()

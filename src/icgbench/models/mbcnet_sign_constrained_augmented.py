@@ -50,6 +50,7 @@ def augmented_rows(states: np.ndarray, scales: dict[str, dict[str, float]], risk
 
 class MBCNetSignConstrainedAugmented(MBCNetSignConstrained):
     name = "mbcnet_sign_constrained_augmented"
+    aliases = ("sign_constrained_augmented",)
     description = ("Sign-constrained two-stage mechanism bottleneck whose stage 2 also trains "
                    "on intervened copies of the train subjects labelled by the structural "
                    "prior's risk equation.")

@@ -34,6 +34,7 @@ class CalibratedLogistic(Stage2):
 
 class MBCNetV01(BottleneckModel):
     name = "mbcnet_v0_1"
+    aliases = ("v0_1",)
     description = ("Two-stage mechanism bottleneck: a random forest from observations to the "
                    "nine states, then isotonic-calibrated logistic regression on them.")
 

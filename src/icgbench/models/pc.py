@@ -25,6 +25,8 @@ class PCModel(ReferenceModel):
     name = "pc"
     description = "The PC algorithm (causal-learn, Fisher z, alpha 0.01) on the train split."
     blocks = ("structure_recovery",)
+    requires = ("causallearn",)
+    extra = "discovery"
 
     def fit(self, data: CohortData) -> None:
         try:

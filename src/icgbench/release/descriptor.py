@@ -122,6 +122,11 @@ class Descriptor:
         return self.document["icgbench:tier"]
 
     @property
+    def frozen(self) -> bool:
+        """False for a cohort simulated on the fly (never accepted by the board)."""
+        return self.document.get("icgbench:frozen", True) is not False
+
+    @property
     def resources(self) -> list[Resource]:
         return [Resource.from_descriptor(r) for r in self.document["resources"]]
 
@@ -172,7 +177,8 @@ def build_document(tier: Tier, cohorts: list[dict[str, Any]],
     return {
         "$schema": PROFILE,
         "name": f"icg-bench-{tier.name}",
-        "title": f"ICg-Bench frozen release, {tier.name} tier",
+        "title": (f"ICg-Bench frozen release, {tier.name} tier" if tier.frozen else
+                  "ICg-Bench cohort simulated on the fly (not the frozen release)"),
         "description": (
             "Synthetic cohorts of the ICg-Bench causal benchmark for mechanism-aware "
             "carcinogenicity models: per (variant, seed), public tables to fit a model on and "
@@ -195,6 +201,7 @@ def build_document(tier: Tier, cohorts: list[dict[str, Any]],
         ],
         "icgbench:tier": tier.name,
         "icgbench:synthetic": True,
+        **({} if tier.frozen else {"icgbench:frozen": False}),
         "icgbench:cohorts": cohorts,
         "icgbench:calibration_cohort": {
             "variant": tier.calibration[0], "seed": tier.calibration[1],

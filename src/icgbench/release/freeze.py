@@ -62,7 +62,7 @@ def encode_cohort(tier: Tier, key: CohortKey, data_dir: Path, path_prefix: str
                   ) -> list[dict[str, Any]]:
     """Simulate one cohort, write its files under ``data_dir``, return its resources."""
     variant = get_variant(key.variant)
-    cohort = simulate(variant, key.seed, sizes=dict(tier.sizes))
+    cohort = simulate(variant, key.seed, sizes=dict(tier.sizes), months=tier.months)
     resources = []
     for table in contract.table_names():
         schema = contract.table_schema(table)

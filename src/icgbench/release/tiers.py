@@ -11,6 +11,13 @@ from icgbench.errors import UsageError
 DATA_VERSION = "3.0.0"
 #: Fixed so that re-freezing writes a byte-identical descriptor.
 CREATED = "2026-11-22T00:00:00Z"
+#: The tier name of a cohort simulated on the fly (``bench run`` with a seed outside the
+#: release): graded like any other, never accepted by the board.
+UNFROZEN_NAME = "unfrozen"
+#: What every output made from an unfrozen cohort says about it.
+UNFROZEN_NOTICE = ("not frozen data: this cohort was simulated on the fly, outside the frozen "
+                   "release, so its scores are for analysis only and cannot go on the "
+                   "leaderboard")
 
 
 @dataclass(frozen=True)
@@ -24,11 +31,15 @@ class Tier:
     description: str
     #: (variant, seed) of the cohort on which models choose structure_recovery's K*.
     calibration: tuple[str, int] = ("linear_lowhet", 0)
+    #: Follow-up in months (None: each variant's own).
+    months: int | None = None
+    #: False only for cohorts simulated on the fly: never on the board.
+    frozen: bool = True
 
     @property
     def descriptor_path(self) -> str:
         """Descriptor location relative to the release root."""
-        if self.name == "small":
+        if self.name in ("small", UNFROZEN_NAME):
             return "datapackage.json"
         return f"datasets/{self.name}/datapackage.json"
 
@@ -59,8 +70,23 @@ TIERS: dict[str, Tier] = {
 }
 
 
+#: The template of an on-the-fly cohort's tier; ``release.unfrozen`` fills in its one
+#: cohort, sizes and months.
+UNFROZEN = Tier(
+    name=UNFROZEN_NAME,
+    seeds=(),
+    sizes=dict(TIERS["small"].sizes),
+    committed=False,
+    frozen=False,
+    description="One cohort simulated on the fly, outside the frozen release: it can be "
+    "scored locally but never goes on the leaderboard.",
+)
+
+
 def get_tier(name: str) -> Tier:
-    """The tier called ``name``, or a UsageError listing the tiers."""
+    """The tier called ``name`` (a frozen tier or ``unfrozen``), or a UsageError."""
+    if name == UNFROZEN_NAME:
+        return UNFROZEN
     try:
         return TIERS[name]
     except KeyError:

@@ -19,6 +19,7 @@ from typing import Any
 from icgbench import contract
 from icgbench.data import tier_descriptor
 from icgbench.errors import UsageError
+from icgbench.release.tiers import TIERS, UNFROZEN_NAME, UNFROZEN_NOTICE
 from icgbench.scorer import parse, semantic
 from icgbench.scorer.columns import Columns
 from icgbench.scorer.errors import SubmissionInvalid
@@ -68,8 +69,11 @@ def _load(source: str | Path | dict[str, Any] | bytes, max_bytes: int
 
 def validate(source: str | Path | dict[str, Any] | bytes, *, tier: str | None = None,
              root: Path | None = None, max_bytes: int = parse.DEFAULT_MAX_BYTES,
-             max_errors: int = DEFAULT_MAX_ERRORS) -> Validated:
-    """Parse and check a submission; raises SubmissionInvalid listing every problem."""
+             max_errors: int = DEFAULT_MAX_ERRORS, frozen_only: bool = False) -> Validated:
+    """Parse and check a submission; raises SubmissionInvalid listing every problem.
+
+    ``frozen_only`` (the leaderboard) refuses a submission for a cohort simulated on the fly.
+    """
     t0 = time.perf_counter()
     doc, digest, size, path = _load(source, max_bytes)
     t1 = time.perf_counter()
@@ -78,6 +82,10 @@ def validate(source: str | Path | dict[str, Any] | bytes, *, tier: str | None = 
     if errors:
         raise SubmissionInvalid(errors, "schema")
     semantic.normalise_integers(doc)
+    if frozen_only and doc["tier"] == UNFROZEN_NAME:
+        raise SubmissionInvalid([f"$.tier: {UNFROZEN_NAME!r} is {UNFROZEN_NOTICE}; the "
+                                 "leaderboard takes submissions for the frozen release only "
+                                 f"(tiers {', '.join(TIERS)})"], "semantic")
     t2 = time.perf_counter()
     if tier is not None and tier != doc["tier"]:
         raise UsageError(f"--tier {tier} but the submission is for the {doc['tier']} tier")
@@ -124,28 +132,34 @@ def task_blocks() -> list[str]:
 
 def score(source: str | Path | dict[str, Any] | bytes, *, tier: str | None = None,
           root: Path | None = None, max_bytes: int = parse.DEFAULT_MAX_BYTES,
-          structure_k: int | None = None) -> ScoreReport:
+          structure_k: int | None = None, responsive_threshold: float | None = None
+          ) -> ScoreReport:
     """Validate and grade a submission (a path, a parsed dict or raw bytes).
 
-    ``structure_k`` grades structure_recovery at that K (a model's calibrated K*).
+    ``structure_k`` grades structure_recovery at that K (a model's calibrated K*);
+    ``responsive_threshold`` replaces intervention_conformity's default 0.005 for analysis
+    (the report records the value; the leaderboard always grades at the default).
     """
     start = time.perf_counter()
     v = validate(source, tier=tier, root=root, max_bytes=max_bytes)
-    return grade(v, structure_k, start)
+    return grade(v, structure_k, start, responsive_threshold)
 
 
-def grade(v: Validated, structure_k: int | None = None, start: float | None = None
-          ) -> ScoreReport:
+def grade(v: Validated, structure_k: int | None = None, start: float | None = None,
+          responsive_threshold: float | None = None) -> ScoreReport:
     """Grade an already validated submission (``start``: when its timing began)."""
     t0 = time.perf_counter()
     start = t0 if start is None else start
     if structure_k is not None and "structure_recovery" in v.blocks:
         v.blocks["structure_recovery"]["k_override"] = structure_k
+    if responsive_threshold is not None and "intervention_conformity" in v.blocks:
+        v.blocks["intervention_conformity"]["responsive_threshold"] = responsive_threshold
     results = {name: task.score(v.blocks, v.truth) for name, task in TASKS.items()
                if all(b in v.blocks for b in task.blocks)}
     t1 = time.perf_counter()
     timings = {**v.timings, "score_seconds": t1 - t0, "total_seconds": t1 - start}
     provenance = {
+        "frozen": v.descriptor.frozen,
         "data_version": v.descriptor.version,
         "release_fingerprint": v.descriptor.fingerprint(),
         "submission": {"sha256": v.sha256, "bytes": v.size,

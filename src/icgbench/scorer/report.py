@@ -9,6 +9,7 @@ from typing import Any
 from jsonschema import Draft7Validator
 
 from icgbench import __version__, contract
+from icgbench.release.tiers import UNFROZEN_NOTICE
 from icgbench.tasks import TASKS
 from icgbench.tasks.base import TaskResult, Truth
 
@@ -59,6 +60,8 @@ def build_report(header: dict[str, Any], results: dict[str, TaskResult],
         "scorer_version": __version__,
         "data_version": provenance["data_version"],
         "tier": header["tier"],
+        "frozen": provenance["frozen"],
+        **({} if provenance["frozen"] else {"notice": UNFROZEN_NOTICE}),
         "variant": header["variant"],
         "variant_hash": header["variant_hash"],
         "seed": header["seed"],

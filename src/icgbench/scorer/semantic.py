@@ -15,6 +15,7 @@ import pyarrow.compute as pc
 
 from icgbench.generator.variants import get_variant
 from icgbench.release.descriptor import Descriptor
+from icgbench.release.tiers import UNFROZEN_NAME
 from icgbench.scorer.columns import Columns
 from icgbench.scorer.schema_check import json_path
 from icgbench.tasks.base import Truth
@@ -54,7 +55,9 @@ def header_errors(doc: dict[str, Any], d: Descriptor) -> list[str]:
                    f"{d.version!r} (download or build release {doc['data_version']}, or refit "
                    "on this one)")
     if doc["tier"] != d.tier:
-        out.append(f"$.tier: {doc['tier']!r} but scoring against the {d.tier!r} tier")
+        hint = (" (a cohort simulated on the fly: grade it against the folder that simulated "
+                "it, with --release DIR)" if doc["tier"] == UNFROZEN_NAME else "")
+        out.append(f"$.tier: {doc['tier']!r} but scoring against the {d.tier!r} tier{hint}")
     expected = get_variant(doc["variant"]).variant_hash
     if doc["variant_hash"] != expected:
         out.append(f"$.variant_hash: {doc['variant_hash']!r} is not the hash of variant "

@@ -98,6 +98,7 @@ METRICS = (
 
 def score(blocks: Blocks, truth: Truth) -> TaskResult:
     block = blocks["intervention_conformity"]
+    threshold = float(block.get("responsive_threshold", RESPONSIVE_THRESHOLD))
     base = block["proba"]
     submitted = block["interventions"]
     true = _true_effects(truth)
@@ -118,7 +119,7 @@ def score(blocks: Blocks, truth: Truth) -> TaskResult:
         p_ok = delta is not None and sign == prior
         t_ok = delta is not None and (sign == prior or abs(delta) <= TOLERANT_ZERO)
         d_ok = delta is not None and sign == dgp
-        r_ok = d_ok and abs(delta) >= RESPONSIVE_THRESHOLD
+        r_ok = d_ok and abs(delta) >= threshold
         prior_ok += p_ok
         tolerant_ok += t_ok
         dgp_ok += d_ok
@@ -141,7 +142,7 @@ def score(blocks: Blocks, truth: Truth) -> TaskResult:
         "pehe": math.sqrt(float(np.mean(np.concatenate(squared)))),
         "ate_mae": float(np.mean(abs_errors)),
     })
-    return TaskResult(metrics, {"responsive_threshold": RESPONSIVE_THRESHOLD,
+    return TaskResult(metrics, {"responsive_threshold": threshold,
                                 "tolerant_zero": TOLERANT_ZERO, "zero_delta": ZERO_DELTA,
                                 "interventions": details})
 
