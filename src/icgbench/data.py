@@ -11,6 +11,7 @@ Truth tables must be asked for with ``role="truth"``: fitting a model never need
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -27,6 +28,8 @@ from icgbench.release.verify import content_matches
 
 if TYPE_CHECKING:
     import pandas as pd
+
+log = logging.getLogger(__name__)
 
 
 def tier_descriptor(tier: str = "small", root: Path | None = None) -> Descriptor:
@@ -70,6 +73,7 @@ def checked_bytes(d: Descriptor, r: Resource) -> bytes:
             r, data, contract.table_schema(r.table)):
         raise InvalidInputError(f"release file {path} does not match the descriptor "
                                 "(altered or corrupt); run `icgbench data verify`")
+    log.debug("read %s (%d bytes, hash checked)", path, len(data))
     return data
 
 

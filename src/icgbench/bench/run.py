@@ -94,8 +94,8 @@ def run_experiment(model_name: str, cohort: str, seed: int | None, tier: str, ou
     """
     start = time.perf_counter()
     tier, root = prepare_cohort(cohort, seed, tier, root, outdir, n_subjects, months)
-    log.info("loading the public tables of %s seed %s (%s tier)", cohort, seed, tier)
     data = CohortData.load(cohort, seed, tier, root)
+    log.info("loaded the public tables of %s seed %d (%s tier)", cohort, data.seed, tier)
     t_load = time.perf_counter()
     model = get_model(model_name)
     log.info("fitting %s", model.name)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 from collections.abc import Sequence
 
@@ -24,10 +25,40 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     parser.add_argument("--version", action="version", version=f"icgbench {__version__}")
+    parser.add_argument(*VERBOSE, action="count", default=0, help=VERBOSE_HELP)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for group in COMMAND_GROUPS:
         group.register(commands)
+    _add_verbose(commands)
     return parser
+
+
+VERBOSE = ("-v", "--verbose")
+VERBOSE_HELP = "log each step (load, fit, predict, write, score) on stderr; -vv for detail"
+
+
+def _add_verbose(commands: argparse._SubParsersAction) -> None:
+    """Give every (sub)command ``-v/--verbose`` too, so it may follow the command name."""
+    for sub in dict.fromkeys(commands.choices.values()):
+        sub.add_argument(*VERBOSE, action="count", default=argparse.SUPPRESS,
+                         help=VERBOSE_HELP)
+        for action in sub._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                _add_verbose(action)
+
+
+def configure_logging(verbosity: int) -> None:
+    """Warnings only by default; -v logs the steps (INFO), -vv every detail (DEBUG)."""
+    level = logging.WARNING if verbosity <= 0 else logging.INFO if verbosity == 1 else (
+        logging.DEBUG)
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter(
+        "icgbench: %(message)s" if verbosity <= 0 else
+        "%(asctime)s.%(msecs)03d %(name)s: %(message)s", datefmt="%H:%M:%S"))
+    root = logging.getLogger("icgbench")
+    root.handlers[:] = [handler]
+    root.setLevel(level)
+    root.propagate = False
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -37,6 +68,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             stream.reconfigure(errors="backslashreplace")
     parser = build_parser()
     args = parser.parse_args(argv)
+    configure_logging(args.verbose)
     try:
         code = args.func(args)
     except UserError as exc:

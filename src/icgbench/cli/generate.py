@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 from pathlib import Path
 
 from icgbench.atomic import replaced_dir
 from icgbench.cli._common import non_negative_int, positive_int, variant_arg
 from icgbench.errors import UsageError
+
+log = logging.getLogger(__name__)
 
 #: Written last into every output folder: what it holds, and proof that it is complete.
 MANIFEST = "cohort.json"
@@ -50,6 +53,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     if (problem := fits(n_subjects, months)) is not None:
         raise UsageError(problem)
+    log.info("simulating %s seed %d: %d subjects, %d months", variant.name, args.seed,
+             n_subjects, months)
     try:
         cohort = simulate(variant, args.seed, n_subjects=args.n_subjects, months=args.months)
     except ValueError as exc:
@@ -57,6 +62,7 @@ def run(args: argparse.Namespace) -> int:
     with replaced_dir(args.out, "generate", marker=MANIFEST) as stage:
         files = {}
         for name, table in cohort.tables.items():
+            log.info("writing %s.parquet (%d rows)", name, table.num_rows)
             pq.write_table(table, stage / f"{name}.parquet", compression="zstd")
             files[f"{name}.parquet"] = {"rows": table.num_rows,
                                         "sha256": sha256_file(stage / f"{name}.parquet")[0]}

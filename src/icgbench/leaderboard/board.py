@@ -12,6 +12,7 @@ completes without losing a row.
 from __future__ import annotations
 
 import gzip
+import logging
 import statistics
 import unicodedata
 from collections.abc import Iterable
@@ -35,6 +36,8 @@ from icgbench.leaderboard.store import (
 from icgbench.scorer import SubmissionInvalid, Validated, grade, validate
 from icgbench.scorer.parse import json_bytes, parse_json, read_file
 from icgbench.untrusted import GZIP_MAGIC, lone_surrogate
+
+log = logging.getLogger(__name__)
 
 
 def fold(text: str) -> str:
@@ -150,6 +153,7 @@ def add(source: Path, folder: Path, notes: str = "", submitted_at: str | None = 
         if any(e.key == entry.key for e in board.entries):
             raise InvalidInputError(f"the board already has {entry.label}")
         target = no_symlink_below(folder, entry.submission_path)
+        log.info("graded %s; storing it at %s", entry.label, target)
         write_bytes(target, stored)  # an unreferenced file here is a killed add's: replaced
         failpoints.reached("board.submission_stored")
         write_board(folder, board.tier, [*board.entries, entry])

@@ -13,6 +13,7 @@ one, entry for entry and stored file for stored file (see :mod:`.history`).
 from __future__ import annotations
 
 import hashlib
+import logging
 import math
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -161,6 +162,7 @@ def verify(folder: Path, jobs: int = 1, tier: str = PUBLIC_TIER, base: str | Non
         except InvalidInputError as exc:
             problems.append(Discrepancy(f"entry {i}", "schema", "valid", str(exc)))
     problems += board_problems(folder, tier, raw.tier, entries)
+    logging.getLogger(__name__).info("re-scoring %d entries of %s", len(entries), folder)
     work = [(folder, e, entries) for e in entries]
     if jobs > 1 and len(work) > 1:
         with ProcessPoolExecutor(max_workers=jobs) as pool:

@@ -13,6 +13,11 @@ a test fails when this file and the parser disagree.
 
 Exit codes everywhere: 0 success, 1 invalid input (a submission or release that fails
 validation or verification), 2 usage error (bad arguments, missing or unwritable paths).
+
+Logging everywhere: every command takes `-v`/`--verbose` (before or after the command
+name) to log its steps (load, fit, predict, write, score) on stderr with Python's
+`logging`, and `-vv` for detail such as each release file read and hash-checked. By
+default only warnings are printed (e.g. that a cohort is being simulated on the fly).
 """
 
 

@@ -8,6 +8,7 @@ the committed descriptor.
 
 from __future__ import annotations
 
+import logging
 import os
 import tempfile
 from collections.abc import Iterator
@@ -37,6 +38,8 @@ from icgbench.release.descriptor import (
 from icgbench.release.tiers import DATA_VERSION, Tier
 from icgbench.vocabulary import SPLIT_ID_PREFIX, SPLITS
 
+log = logging.getLogger(__name__)
+
 _PREFIX_SPLIT = {prefix: split for split, prefix in SPLIT_ID_PREFIX.items()}
 
 
@@ -62,6 +65,7 @@ def encode_cohort(tier: Tier, key: CohortKey, data_dir: Path, path_prefix: str
                   ) -> list[dict[str, Any]]:
     """Simulate one cohort, write its files under ``data_dir``, return its resources."""
     variant = get_variant(key.variant)
+    log.info("simulating %s seed %d for the %s tier", variant.name, key.seed, tier.name)
     cohort = simulate(variant, key.seed, sizes=dict(tier.sizes), months=tier.months)
     resources = []
     for table in contract.table_names():
@@ -94,6 +98,7 @@ def encode_cohort(tier: Tier, key: CohortKey, data_dir: Path, path_prefix: str
                          "compression": "gz",
                          "icgbench:csv_sha256": encode.sha256_bytes(text)}
             file_hash, size = encode.sha256_file(target)
+            log.debug("wrote %s (%d bytes)", target, size)
             resources.append({
                 "name": resource_name(variant.name, key.seed, table, fmt),
                 "type": "table",

@@ -11,6 +11,7 @@ vectorised fast path), truth loading pyarrow, metrics numpy and scikit-learn.
 from __future__ import annotations
 
 import hashlib
+import logging
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +31,8 @@ from icgbench.tasks import TASKS
 from icgbench.tasks.summary import score_summary
 
 __all__ = ["ScoreReport", "SubmissionInvalid", "Validated", "grade", "score", "validate"]
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -77,11 +80,14 @@ def validate(source: str | Path | dict[str, Any] | bytes, *, tier: str | None = 
     t0 = time.perf_counter()
     doc, digest, size, path = _load(source, max_bytes)
     t1 = time.perf_counter()
+    log.info("read the submission%s (%d bytes)", f" {path}" if path else "", size)
     cache = Columns()
     errors = schema_errors(doc, contract.json_schema("submission"), max_errors, cache=cache)
     if errors:
         raise SubmissionInvalid(errors, "schema")
     semantic.normalise_integers(doc)
+    log.info("the JSON Schema holds (%s seed %s, %s tier)", doc["variant"], doc["seed"],
+             doc["tier"])
     if frozen_only and doc["tier"] == UNFROZEN_NAME:
         raise SubmissionInvalid([f"$.tier: {UNFROZEN_NAME!r} is {UNFROZEN_NOTICE}; the "
                                  "leaderboard takes submissions for the frozen release only "
@@ -98,6 +104,7 @@ def validate(source: str | Path | dict[str, Any] | bytes, *, tier: str | None = 
                                  if set(task.blocks) <= present for t in task.truth_tables))
     loaded = load_truth(d, doc["variant"], doc["seed"], needed)
     t3 = time.perf_counter()
+    log.info("loaded the hash-checked truth: %s", ", ".join(needed) or "none")
     blocks = {name: doc[name] for name in task_blocks() if name in doc}
     errors = incomplete_task_errors(set(blocks))
     errors += [e for name, block in blocks.items()
@@ -107,6 +114,7 @@ def validate(source: str | Path | dict[str, Any] | bytes, *, tier: str | None = 
     aligned = {name: semantic.align(name, block, loaded.truth, cache)
                for name, block in blocks.items()}
     t4 = time.perf_counter()
+    log.info("the release checks hold for block(s) %s", ", ".join(aligned))
     timings = {"parse_seconds": t1 - t0, "schema_seconds": t2 - t1, "truth_seconds": t3 - t2,
                "semantic_seconds": t4 - t3}
     return Validated(doc, aligned, loaded.truth, d, digest, size, path, timings)
@@ -157,6 +165,7 @@ def grade(v: Validated, structure_k: int | None = None, start: float | None = No
     results = {name: task.score(v.blocks, v.truth) for name, task in TASKS.items()
                if all(b in v.blocks for b in task.blocks)}
     t1 = time.perf_counter()
+    log.info("graded %s in %.3f s", ", ".join(results), t1 - t0)
     timings = {**v.timings, "score_seconds": t1 - t0, "total_seconds": t1 - start}
     provenance = {
         "frozen": v.descriptor.frozen,
