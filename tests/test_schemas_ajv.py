@@ -102,8 +102,9 @@ def _ajv(schema: Path, documents: list[Path]) -> list[dict]:
             "run `npm ci` in tools/ajv")
     result = subprocess.run([node, str(SCRIPT), str(schema), *map(str, documents)],
                             capture_output=True, text=True, check=False, timeout=120)
-    assert result.returncode == 0, result.stderr
-    return json.loads(result.stdout)
+    verdicts = json.loads(result.stdout)
+    assert result.returncode == (0 if all(v["valid"] for v in verdicts) else 1), result.stderr
+    return verdicts
 
 
 def _agreement(schema_name: str, cases: list[tuple[str, dict]], folder: Path) -> list[bool]:
@@ -130,3 +131,13 @@ def test_ajv_and_jsonschema_agree_on_examples_and_broken_documents(tmp_path):
         example = ROOT / "schemas" / "examples" / f"{name}.json"
         (verdict,) = _ajv(ROOT / "schemas" / f"{name}.schema.json", [example])
         assert verdict["valid"], verdict["errors"]
+
+
+def test_the_ajv_tool_exits_1_on_an_invalid_or_unreadable_document(tmp_path):
+    bad, junk = tmp_path / "bad.json", tmp_path / "junk.json"
+    bad.write_text(json.dumps({"schema_version": "1.0"}))
+    junk.write_text("{not json")
+    schema = ROOT / "schemas" / "submission.schema.json"
+    verdicts = _ajv(schema, [ROOT / "schemas" / "examples" / "submission.json", bad, junk])
+    assert [v["valid"] for v in verdicts] == [True, False, False]
+    assert "not readable JSON" in verdicts[2]["errors"][0]

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from collections.abc import Sequence
 
 from icgbench import __version__
 from icgbench.cli import bench, data, demo, generate, leaderboard, scoring
 from icgbench.errors import UserError
+
+#: Exit code when stdout's reader closed the pipe: 128 + SIGPIPE, as a shell reports it.
+BROKEN_PIPE = 141
 
 #: Command groups, in the order ``icgbench --help`` lists them.
 COMMAND_GROUPS = (demo, scoring, leaderboard, generate, data, bench)
@@ -74,6 +78,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UserError as exc:
         print(f"icgbench: error: {exc}", file=sys.stderr)
         return exc.exit_code
+    except BrokenPipeError:  # the reader left (`icgbench ... | head`): end quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return BROKEN_PIPE
     except OSError as exc:
         where = f" ({exc.filename})" if exc.filename else ""
         print(f"icgbench: error: {exc.strerror or exc}{where}", file=sys.stderr)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import Any
 
 from icgbench.atomic import write_text
 from icgbench.cli._common import (
@@ -14,6 +15,7 @@ from icgbench.cli._common import (
     print_json,
     variant_arg,
 )
+from icgbench.errors import UserError
 from icgbench.release.tiers import TIERS
 from icgbench.scorer import SubmissionInvalid, score, validate
 from icgbench.scorer.parse import DEFAULT_MAX_BYTES
@@ -24,10 +26,12 @@ from icgbench.template import build_template
 def register(commands: argparse._SubParsersAction) -> None:
     p = commands.add_parser(
         "validate", help="check a submission against the JSON Schema and the release",
-        description="Validate a submission (.json or .json.gz): the JSON Schema, then the "
-        "checks no schema can express (ids, lengths, data version, variant hash). Exit 0 "
-        "valid, 1 invalid, 2 usage error.")
-    _common(p)
+        description="Validate submissions (.json or .json.gz): the JSON Schema, then the "
+        "checks no schema can express (ids, lengths, data version, variant hash); each file "
+        "is reported on its own. Exit 0 all valid, 1 any invalid, 2 usage error.")
+    p.add_argument("files", type=Path, nargs="+", metavar="file",
+                   help="submission files (.json or .json.gz)")
+    _common(p, file=False)
     p.set_defaults(func=run_validate)
 
     p = commands.add_parser(
@@ -59,8 +63,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run_template)
 
 
-def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("file", type=Path, help="submission file (.json or .json.gz)")
+def _common(p: argparse.ArgumentParser, file: bool = True) -> None:
+    if file:
+        p.add_argument("file", type=Path, help="submission file (.json or .json.gz)")
     p.add_argument("--tier", choices=list(TIERS), default=None,
                    help="tier to grade against (default: the submission's own)")
     p.add_argument("--max-bytes", type=positive_int, default=DEFAULT_MAX_BYTES,
@@ -68,34 +73,64 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--release", type=Path, default=None, metavar="DIR",
                    help="release folder to grade against (default: the located release; for "
                    "a cohort simulated on the fly by `bench run`, its OUTDIR/cohort)")
-    p.add_argument("--json", action="store_true", help="print only machine-readable JSON")
+    p.add_argument("--json", action="store_true", help="print only machine-readable JSON "
+                   "(validate: one object per file, an array when several files are given)")
+
+
+def _invalid_verdict(file: Path, exc: SubmissionInvalid) -> dict[str, Any]:
+    return {"file": str(file), "valid": False, "stage": exc.stage, "errors": exc.errors}
+
+
+def _print_invalid(verdict: dict[str, Any]) -> None:
+    print(f"INVALID {verdict['file']} ({verdict['stage']}):")
+    for line in verdict["errors"]:
+        print(f"  {line}")
 
 
 def _invalid(args: argparse.Namespace, exc: SubmissionInvalid) -> int:
+    verdict = _invalid_verdict(args.file, exc)
     if args.json:
-        print_json({"file": str(args.file), "valid": False, "stage": exc.stage,
-                    "errors": exc.errors})
+        print_json(verdict)
     else:
-        print(f"INVALID {args.file} ({exc.stage}):")
-        for line in exc.errors:
-            print(f"  {line}")
+        _print_invalid(verdict)
     return 1
 
 
-def run_validate(args: argparse.Namespace) -> int:
+def _verdict(file: Path, args: argparse.Namespace, several: bool) -> tuple[int, dict[str, Any]]:
+    """(exit code, verdict) of one file; with several files a usage error is per file too."""
     try:
-        v = validate(args.file, tier=args.tier, root=args.release, max_bytes=args.max_bytes)
+        v = validate(file, tier=args.tier, root=args.release, max_bytes=args.max_bytes)
     except SubmissionInvalid as exc:
-        return _invalid(args, exc)
-    blocks = sorted(v.blocks)
+        return 1, _invalid_verdict(file, exc)
+    except UserError as exc:
+        if not several:
+            raise
+        return exc.exit_code, {"file": str(file), "valid": False, "stage": "usage",
+                               "errors": [str(exc)]}
+    return 0, {"file": str(file), "valid": True, "stage": None, "errors": [],
+               "variant": v.document["variant"], "seed": v.document["seed"],
+               "tier": v.document["tier"], "blocks": sorted(v.blocks)}
+
+
+def run_validate(args: argparse.Namespace) -> int:
+    several = len(args.files) > 1
+    results = [_verdict(file, args, several) for file in args.files]
     if args.json:
-        print_json({"file": str(args.file), "valid": True, "stage": None, "errors": [],
-                    "variant": v.document["variant"], "seed": v.document["seed"],
-                    "tier": v.document["tier"], "blocks": blocks})
-    else:
-        print(f"VALID {args.file}: {v.document['variant']} seed {v.document['seed']} "
-              f"({v.document['tier']} tier), blocks: {', '.join(blocks)}")
-    return 0
+        verdicts = [verdict for _, verdict in results]
+        print_json(verdicts if several else verdicts[0])
+    for code, verdict in ([] if args.json else results):
+        if verdict["valid"]:
+            print(f"VALID {verdict['file']}: {verdict['variant']} seed {verdict['seed']} "
+                  f"({verdict['tier']} tier), blocks: {', '.join(verdict['blocks'])}")
+        elif code == 1:
+            _print_invalid(verdict)
+        else:
+            print(f"ERROR {verdict['file']}: {verdict['errors'][0]}")
+    codes = [code for code, _ in results]
+    if several and not args.json:
+        bad = sum(code != 0 for code in codes)
+        print(f"{len(codes) - bad} of {len(codes)} files valid")
+    return max(codes)
 
 
 def _default_report_path(file: Path) -> Path:

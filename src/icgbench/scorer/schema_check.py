@@ -197,7 +197,27 @@ def shorten(text: str, limit: int = MAX_MESSAGE) -> str:
     return f"{head} ... [{len(text) - len(head) - len(tail)} characters omitted] ... {tail}"
 
 
+def _serialisation_hint(error: ValidationError) -> str | None:
+    """The two common serialisation mistakes, named instead of quoting the value back."""
+    value, expected = error.instance, error.validator_value
+    if not isinstance(value, list) or not value:
+        return None
+    if error.validator == "type" and expected == "object" and isinstance(value[0], dict):
+        return (f"an array of {len(value)} row objects, but blocks are columnar: one object "
+                "whose fields are equal-length arrays, e.g. {\"subject_id\": [...], "
+                "\"proba\": [...]} (R: a list of vectors, or jsonlite's "
+                "dataframe = \"columns\")")
+    scalar = (error.validator in ("enum", "const") or (
+        error.validator == "type" and expected in ("string", "integer", "number", "boolean")))
+    if scalar and len(value) == 1:
+        return (f"{shorten(repr(value), 80)} is a one-element array where a single value is "
+                "expected: unbox scalars (R: jsonlite::toJSON(..., auto_unbox = TRUE))")
+    return None
+
+
 def _message(error: ValidationError) -> str:
+    if (hint := _serialisation_hint(error)) is not None:
+        return hint
     if error.validator == "anyOf" and not error.path and isinstance(error.instance, dict):
         blocks = [next(iter(s["required"])) for s in error.validator_value]
         return f"at least one task block is required ({', '.join(blocks)})"

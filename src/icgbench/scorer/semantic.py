@@ -15,7 +15,7 @@ import pyarrow.compute as pc
 
 from icgbench.generator.variants import get_variant
 from icgbench.release.descriptor import Descriptor
-from icgbench.release.tiers import UNFROZEN_NAME
+from icgbench.release.tiers import TIERS, UNFROZEN_NAME
 from icgbench.scorer.columns import Columns
 from icgbench.scorer.schema_check import json_path
 from icgbench.tasks.base import Truth
@@ -63,7 +63,12 @@ def header_errors(doc: dict[str, Any], d: Descriptor) -> list[str]:
         out.append(f"$.variant_hash: {doc['variant_hash']!r} is not the hash of variant "
                    f"{doc['variant']!r} ({expected!r})")
     seeds = sorted(c["seed"] for c in d.cohorts() if c["variant"] == doc["variant"])
-    if doc["seed"] not in seeds:
+    holders = [t.name for t in TIERS.values() if doc["seed"] in t.seeds and t.name != d.tier]
+    if doc["seed"] not in seeds and holders:
+        out.append(f"$.tier: {d.tier!r} has no cohort ({doc['variant']}, seed {doc['seed']}) "
+                   f"but the {holders[0]} tier has: is the tier right? (the {d.tier} tier's "
+                   f"seeds are {seeds})")
+    elif doc["seed"] not in seeds:
         out.append(f"$.seed: the {d.tier} tier has no cohort ({doc['variant']}, seed "
                    f"{doc['seed']}); its seeds are {seeds}")
     return out
