@@ -22,8 +22,8 @@ def small_sweep(tmp_path_factory):
     out = tmp_path_factory.mktemp("sweep")
     cells = grid(["random", "logistic_direct", "mbcnet_sign_constrained"],
                  ["misspecified_signs", "nonlinear_obs"], None, "small")
-    per_seed, summary, ran = sweep(cells, out, jobs=2)
-    return out, per_seed, summary, ran
+    result = sweep(cells, out, jobs=2)
+    return out, result.per_seed, result.summary, result.ran
 
 
 def test_sweep_writes_per_seed_and_summary(small_sweep):
@@ -46,10 +46,10 @@ def test_sweep_resumes_without_recomputing(small_sweep):
     cells = grid(["random", "logistic_direct", "mbcnet_sign_constrained"],
                  ["misspecified_signs", "nonlinear_obs"], None, "small")
     stamps = {p: p.stat().st_mtime_ns for p in out.glob("cells/**/report.json")}
-    again, _, ran = sweep(cells, out, jobs=2)
-    assert ran == 0
+    again = sweep(cells, out, jobs=2)
+    assert again.ran == 0 and again.regraded == 0
     assert stamps == {p: p.stat().st_mtime_ns for p in out.glob("cells/**/report.json")}
-    pd.testing.assert_frame_equal(again, per_seed)
+    pd.testing.assert_frame_equal(again.per_seed, per_seed)
 
 
 def test_plots_are_written_and_non_empty(small_sweep, tmp_path):
@@ -67,7 +67,8 @@ def test_baselines_page_has_tables_and_tiers(small_sweep):
     text = markdown(out)
     assert "## `misspecified_signs`" in text and "## Difficulty tiers" in text
     assert "synthetic" in text
-    row = next(line for line in text.splitlines() if line.startswith("| logistic_direct"))
+    section = text[text.index("## `misspecified_signs`"):].splitlines()
+    row = next(line for line in section if line.startswith("| logistic_direct"))
     auroc = summary[(summary.model == "logistic_direct")
                     & (summary.cohort == "misspecified_signs")]["summary.auroc_mean"].iloc[0]
     assert f"{auroc:.3f}" in row

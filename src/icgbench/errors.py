@@ -1,7 +1,9 @@
 """Errors a user can cause, with the exit code the CLI turns them into.
 
 Exit codes: 0 success, 1 invalid input (a submission, a release that fails
-verification), 2 usage errors (bad arguments, missing files, unwritable places).
+verification, a board that does not re-grade) or work that finished only in part (a sweep
+with failed cells), 2 usage errors (bad arguments, missing files, unwritable places),
+141 a closed pipe.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""docs/baselines.md: the sweep's summary table and the difficulty tiers, generated."""
+"""docs/baselines.md: rankings across cohorts, the sweep's tables and difficulty tiers."""
 
 from __future__ import annotations
 
@@ -10,7 +10,9 @@ from pathlib import Path
 import pandas as pd
 
 from icgbench.bench import normalize
-from icgbench.bench.normalize import CATEGORIES, TIERS, difficulty_tiers
+from icgbench.bench.calibration import CALIBRATE_BY, DEFAULT_CALIBRATE_BY, Criterion
+from icgbench.bench.normalize import CATEGORIES, TIERS, difficulty_tiers, rankings
+from icgbench.errors import UsageError
 from icgbench.models import MODELS
 
 COLUMNS = {
@@ -35,9 +37,52 @@ def _cell(mean: float, std: float | None) -> str:
     return f"{mean:.3f} ± {std:.3f}"
 
 
+def _criterion(manifest: dict) -> Criterion:
+    """The criterion the sweep chose K* by (F1 for a sweep that predates the choice)."""
+    return CALIBRATE_BY.get(manifest.get("calibrate_by"), CALIBRATE_BY[DEFAULT_CALIBRATE_BY])
+
+
+def _ranked(score: float, rank: object, tied: bool) -> str:
+    """``score (rank)``, ``=`` after a shared rank; a dash for no score."""
+    if score is None or math.isnan(score):
+        return "-"
+    if rank is None or pd.isna(rank):
+        return f"{score:.3f}"
+    return f"{score:.3f} ({rank}{'=' if tied else ''})"
+
+
+def ranking_table(summary: pd.DataFrame) -> list[str]:
+    """Markdown lines: each model's mean normalized score per category and overall, ranked."""
+    table = rankings(summary)
+    columns = [*CATEGORIES, "overall"]
+    out = ["| model | " + " | ".join(columns) + " |", "| --- |" + " --- |" * len(columns)]
+    for model, r in table.iterrows():
+        cells = []
+        for column in columns:
+            ranks = table[f"{column}_rank"]
+            rank = r[f"{column}_rank"]
+            tied = not pd.isna(rank) and int((ranks == rank).sum()) > 1
+            cells.append(_ranked(r[column], rank, tied))
+        name = f"{model} (reads the truth; not ranked)" if r["oracle"] else str(model)
+        out.append(f"| {name} | " + " | ".join(cells) + " |")
+    return out
+
+
+def _failed_note(manifest: dict) -> list[str]:
+    failed = int(manifest.get("failed", 0))
+    if not failed:
+        return []
+    return [f"**{failed} of {manifest['cells']} cells failed** and are left out of every "
+            "table below (their errors are in the sweep's failures.csv).", ""]
+
+
 def markdown(inputdir: Path) -> str:
-    """The baselines page from ``inputdir``'s summary.csv and sweep.json."""
+    """The baselines page from ``inputdir``'s summary.csv and sweep.json (a UsageError when
+    no cell finished)."""
     summary = pd.read_csv(inputdir / "summary.csv")
+    if summary.empty:
+        raise UsageError(f"no finished cells in {inputdir / 'summary.csv'} (see failures.csv "
+                         "beside it)")
     manifest = json.loads((inputdir / "sweep.json").read_text())
     seeds = int(summary.n_seeds.max())
     out = [
@@ -52,8 +97,11 @@ def markdown(inputdir: Path) -> str:
         "",
         "*Seed composite*: mean of (AUROC, R^2 mean, conformity) where finite, as in the seed "
         "reference; *normalized*: the category-weighted normalized composite below. Neither "
-        "is canonical. `oracle` reads the truth: it is the ceiling, not a competitor.",
+        "is canonical. `oracle` reads the truth: it is the ceiling, not a competitor. "
+        "Structure recovery is graded at each model's K* chosen on the calibration cohort "
+        f"by {_criterion(manifest).description}.",
         "",
+        *_failed_note(manifest),
         "## Reference models",
         "",
     ]
@@ -66,6 +114,12 @@ def markdown(inputdir: Path) -> str:
     out += ["## Normalized composite and difficulty tiers", ""]
     for paragraph in (inspect.getdoc(normalize) or "").split("\n\n")[1:]:
         out += [" ".join(paragraph.split()), ""]
+    n_cohorts = summary.cohort.nunique()
+    out += ["## Rankings across all cohorts", "",
+            f"Per category, the normalized score averaged over the {n_cohorts} cohort(s) and "
+            "the rank in brackets (`=`: shared); *overall*: the normalized composite averaged "
+            "over the cohorts. A dash: the model does not attempt the category (no rank).", "",
+            *ranking_table(summary), ""]
     for cohort, group in summary.groupby("cohort", sort=False):
         out += [f"## `{cohort}`", "",
                 "| model | " + " | ".join(COLUMNS.values()) + " |",

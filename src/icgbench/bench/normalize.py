@@ -16,6 +16,13 @@ is canonical.
 
 Difficulty tier of a (cohort, task), from the best non-oracle model's normalized score:
 calibration >= 0.75 > standard >= 0.50 > advanced >= 0.25 > frontier.
+
+Rankings across cohorts: per model and category, the normalized score averaged over the
+cohorts where the model attempted the category (submitted any of its metrics), ranked
+among the non-oracle models that attempted it (1 is best; equal scores share the better
+rank); a model that attempted the category nowhere has no score and no rank there. The
+overall rank orders the normalized composite averaged over cohorts, where a category not
+attempted counts 0 as above. The oracle reads the truth: it is shown, never ranked.
 """
 
 from __future__ import annotations
@@ -36,6 +43,8 @@ CATEGORIES: dict[str, dict[str, float]] = {
 #: Metrics without a lower bound are normalized against their chance level instead.
 CHANCE_LEVEL = {"latent_recovery.r2_mean": 0.0}
 RANDOM_MODEL = "random"
+#: Scores equal to this many decimals share a rank (sums in another order are not a lead).
+RANK_DECIMALS = 9
 TIERS = (("calibration", 0.75), ("standard", 0.50), ("advanced", 0.25), ("frontier", -1.0))
 
 
@@ -96,3 +105,36 @@ def difficulty_tiers(summary: pd.DataFrame) -> pd.DataFrame:
                          "normalized": float(best[column]),
                          "tier": difficulty(float(best[column]))})
     return pd.DataFrame(rows, columns=["cohort", "category", "best_model", "normalized", "tier"])
+
+
+def attempted(summary: pd.DataFrame) -> pd.DataFrame:
+    """Per summary row (model, cohort) and category: whether any of its metrics has a mean."""
+    out = {}
+    for category, metrics in CATEGORIES.items():
+        means = summary.reindex(columns=[f"{m}_mean" for m in metrics])
+        out[category] = means.apply(pd.to_numeric, errors="coerce").notna().any(axis=1)
+    return pd.DataFrame(out, index=summary.index)
+
+
+def _ranks(scores: pd.Series) -> pd.Series:
+    return scores.round(RANK_DECIMALS).rank(method="min", ascending=False).astype("Int64")
+
+
+def rankings(summary: pd.DataFrame) -> pd.DataFrame:
+    """Per model: each category's mean normalized score over cohorts and its rank, and the
+    overall rank by the mean normalized composite (see the module's docstring)."""
+    tried = attempted(summary)
+    rows = {}
+    for model, group in summary.groupby("model", sort=False):
+        row: dict[str, object] = {"oracle": bool(group.oracle.astype(bool).any())}
+        for category in CATEGORIES:
+            values = group.loc[tried.loc[group.index, category], f"normalized_{category}"]
+            row[category] = float(values.mean()) if len(values) else float("nan")
+        row["overall"] = float(group.normalized_composite.mean())
+        rows[model] = row
+    frame = pd.DataFrame.from_dict(rows, orient="index")
+    ranked = frame[~frame.oracle]
+    for column in [*CATEGORIES, "overall"]:
+        frame[f"{column}_rank"] = _ranks(ranked[column].dropna()).reindex(frame.index)
+    frame.index.name = "model"
+    return frame.sort_values(["oracle", "overall_rank"], kind="stable")

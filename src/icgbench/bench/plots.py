@@ -11,7 +11,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.lines import Line2D
 
+from icgbench.bench.sweep import CALIBRATE_BY, DEFAULT_CALIBRATE_BY, k_star
 from icgbench.generator import intervention_names
 
 HEADLINES = {
@@ -149,30 +151,42 @@ def transfer_gap(per_seed: pd.DataFrame, out: Path) -> Path:
     return _save(fig, out / "transfer_gap.png")
 
 
+#: How each criterion's K* is drawn on the sensitivity curves: marker and line style.
+K_STAR_MARKS = {"f1": ("o", ":"), "shd": ("s", "--")}
+
+
 def structure_sensitivity(curves: dict[str, dict[str, list[float]]], calibration: str,
-                          out: Path) -> Path:
-    """F1 and SHD against K on the calibration cohort, each model's K* marked."""
+                          out: Path, by: str = DEFAULT_CALIBRATE_BY) -> Path:
+    """F1 and SHD against K on the calibration cohort, each model's K* by F1 and by SHD
+    marked; the filled marker is the K* the sweep graded at (``by``)."""
     fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.8))
     for i, (model, curve) in enumerate(curves.items()):
-        k = np.asarray(curve["k"])
-        f1 = np.asarray(curve["directed_f1"])
-        shd = np.asarray(curve["shd"])
-        star = int(k[int(np.argmax(f1))])
+        ks = list(curve["k"])
+        stars = {criterion: k_star(curve, criterion) for criterion in K_STAR_MARKS}
         color = f"C{i}"
-        left.plot(k, f1, color=color, label=f"{model} (K* = {star})")
-        right.plot(k, shd, color=color, label=model)
-        for ax, values in ((left, f1), (right, shd)):
-            ax.axvline(star, color=color, ls=":", lw=1)
-            ax.plot([star], [values[star - 1]], "o", color=color)
+        left.plot(ks, curve["directed_f1"], color=color,
+                  label=f"{model} (K* = {stars['f1']} by F1, {stars['shd']} by SHD)")
+        right.plot(ks, curve["shd"], color=color, label=model)
+        for ax, column in ((left, "directed_f1"), (right, "shd")):
+            for criterion, star in stars.items():
+                marker, style = K_STAR_MARKS[criterion]
+                ax.axvline(star, color=color, ls=style, lw=1)
+                ax.plot([star], [curve[column][ks.index(star)]], marker, color=color, ms=7,
+                        mfc=color if criterion == by else "white")
     left.set_xlabel("K (edges kept)")
     left.set_ylabel("directed F1 (higher is better)")
     right.set_xlabel("K (edges kept)")
     right.set_ylabel("SHD, reversal = 1 (lower is better)")
     left.set_title("F1 against K")
     right.set_title("SHD against K")
-    left.legend(fontsize=8)
+    left.legend(fontsize=8, loc="best")
+    right.legend(handles=[
+        Line2D([], [], color="0.3", marker=marker, ls=style, mfc="0.3" if c == by else "white",
+               label=f"K* by {CALIBRATE_BY[c].description}"
+               + (": the sweep's K* (filled)" if c == by else ""))
+        for c, (marker, style) in K_STAR_MARKS.items()], fontsize=8, loc="best")
     fig.suptitle(f"Structure recovery: sensitivity curves on the calibration cohort "
-                 f"({calibration}); dotted lines mark each model's K*")
+                 f"({calibration}); each model's K* by F1 and by SHD marked")
     fig.tight_layout(rect=(0, 0.03, 1, 0.95))
     return _save(fig, out / "structure_sensitivity.png")
 
@@ -189,11 +203,21 @@ def calibration_curves(inputdir: Path, per_seed: pd.DataFrame
     variant, seed = tier_descriptor(tier).calibration_cohort
     curves = {}
     for model in _models(per_seed[per_seed[column].notna()]):
-        report = inputdir / "cells" / model / f"{variant}__seed{seed}" / "report.json"
-        if report.is_file():
-            doc = json.loads(report.read_text())
+        folder = inputdir / "cells" / model / f"{variant}__seed{seed}"
+        if (folder / "cell.json").is_file() and (folder / "report.json").is_file():
+            doc = json.loads((folder / "report.json").read_text())
             curves[model] = doc["tasks"]["structure_recovery"]["details"]["curve"]
     return curves, f"{variant} seed {seed}, {tier} tier"
+
+
+def calibrated_by(inputdir: Path) -> str:
+    """The criterion the sweep in ``inputdir`` chose K* by (F1 for a sweep that predates it)."""
+    try:
+        manifest = json.loads((inputdir / "sweep.json").read_text())
+    except (OSError, ValueError):
+        return DEFAULT_CALIBRATE_BY
+    by = manifest.get("calibrate_by") if isinstance(manifest, dict) else None
+    return by if by in CALIBRATE_BY else DEFAULT_CALIBRATE_BY
 
 
 FIGURES = (scores_by_variant, auroc_vs_r2, conformity_per_intervention, transfer_gap)
@@ -210,5 +234,6 @@ def draw_all(per_seed: pd.DataFrame, out: Path, inputdir: Path | None = None) ->
     if inputdir is not None:
         curves, calibration = calibration_curves(inputdir, per_seed)
         if curves:
-            paths.append(structure_sensitivity(curves, calibration, out))
+            paths.append(structure_sensitivity(curves, calibration, out,
+                                               calibrated_by(inputdir)))
     return paths

@@ -9,6 +9,7 @@ import tempfile
 from pathlib import Path
 
 from icgbench.atomic import write_text
+from icgbench.bench.calibration import CALIBRATE_BY, DEFAULT_CALIBRATE_BY
 from icgbench.cli._common import (
     non_negative_int,
     positive_int,
@@ -54,17 +55,24 @@ def register(commands: argparse._SubParsersAction) -> None:
     p = sub.add_parser("sweep", help="the canonical grid of models x cohorts x seeds",
                        description="Run every (model, cohort, seed) cell in parallel "
                        "processes, skipping cells already finished in OUTDIR; write "
-                       "per_seed.csv, summary.csv and sweep.json.")
+                       "per_seed.csv, summary.csv, failures.csv and sweep.json. A cell that "
+                       "raises is recorded in failures.csv and run again by the next sweep; "
+                       "the others go on, and the command then exits 1.")
     p.add_argument("--outdir", type=Path, default=None,
                    help="output folder (default: outputs/sweep)")
     p.add_argument("--models", nargs="+", choices=list(MODELS), default=None,
-                   help="models (default: every model except the oracle)")
+                   help="models (default: every model except the oracle, leaving out, with "
+                   "a note, those whose optional dependencies are not installed)")
     p.add_argument("--cohorts", nargs="+", default=None, metavar="VARIANT",
                    help="variants (default: all six)")
     p.add_argument("--seeds", nargs="+", type=non_negative_int, default=None,
                    help="seeds (default: every seed the tier holds)")
     p.add_argument("--tier", choices=list(TIERS), default="small")
     p.add_argument("--jobs", type=positive_int, default=2, help="parallel processes")
+    p.add_argument("--calibrate-by", choices=list(CALIBRATE_BY), default=DEFAULT_CALIBRATE_BY,
+                   help="how each model's structure K* is chosen on the calibration cohort: "
+                   "the K maximising directed F1 (default, the headline) or the K minimising "
+                   "SHD, ties to the smallest K")
     p.set_defaults(func=run_sweep)
 
     p = sub.add_parser("plots", help="PNG figures from a sweep")
@@ -163,17 +171,30 @@ def _fmt(value: object) -> str:
 
 
 def run_sweep(args: argparse.Namespace) -> int:
-    from icgbench.bench.sweep import grid, sweep
+    from icgbench.bench.sweep import FAILURES, grid, runnable, sweep
 
-    models = args.models or competitors()
+    models, hints = runnable(args.models or competitors())
+    if args.models and hints:
+        raise UsageError("; ".join(hints))
+    for hint in hints:
+        say_err(f"icgbench: note: left out of the sweep: {hint}")
     cohorts = args.cohorts or variant_names()
     _check_cohorts(cohorts)
     outdir = writable_or_temp(args.outdir, Path("outputs/sweep"))
     cells = grid(models, cohorts, args.seeds, args.tier)
-    per_seed, _, ran = sweep(cells, outdir, args.jobs)
-    print(f"{len(cells)} cells ({ran} run now, {len(cells) - ran} already finished); "
-          f"{per_seed.total_seconds.sum():.1f} s of cell time in all")
-    print(f"wrote per_seed.csv, summary.csv and sweep.json to {outdir}")
+    result = sweep(cells, outdir, args.jobs, calibrate_by=args.calibrate_by)
+    for f in result.failures:
+        say_err(f"icgbench: {f.model} on {f.cohort} seed {f.seed} failed: "
+                f"{f.error_type}: {f.error}")
+    rescored = f", {result.regraded} re-scored at K*" if result.regraded else ""
+    print(f"{len(cells)} cells ({result.ran} run now, {len(cells) - result.ran} already "
+          f"finished{rescored}); {result.per_seed.total_seconds.sum():.1f} s of cell time "
+          f"in all; structure K* by {args.calibrate_by}")
+    print(f"wrote per_seed.csv, summary.csv, {FAILURES} and sweep.json to {outdir}")
+    if result.failures:
+        say_err(f"icgbench: {len(result.failures)} of {len(cells)} cells failed; see "
+                f"{outdir / FAILURES}")
+        return 1
     return 0
 
 
@@ -185,8 +206,14 @@ def run_plots(args: argparse.Namespace) -> int:
     source = args.inputdir / "per_seed.csv"
     if not source.is_file():
         raise UsageError(f"no per_seed.csv in {args.inputdir} (run `icgbench bench sweep`)")
+    try:
+        per_seed = pd.read_csv(source)
+    except (pd.errors.EmptyDataError, pd.errors.ParserError) as exc:
+        raise UsageError(f"{source} is not a sweep's per_seed.csv: {exc}") from None
+    if per_seed.empty:
+        raise UsageError(f"no finished cells in {source} (see failures.csv beside it)")
     outdir = writable_or_temp(args.outdir, Path("outputs/figures"))
-    paths = draw_all(pd.read_csv(source), outdir, args.inputdir)
+    paths = draw_all(per_seed, outdir, args.inputdir)
     print(f"wrote {len(paths)} figures to {outdir}: {', '.join(p.name for p in paths)}")
     return 0
 

@@ -12,7 +12,8 @@ Generated from the argument parser by `make docs` (`python -m icgbench.reference
 a test fails when this file and the parser disagree.
 
 Exit codes everywhere: 0 success, 1 invalid input (a submission or release that fails
-validation or verification), 2 usage error (bad arguments, missing or unwritable paths).
+validation or verification) or work done only in part (a sweep whose cells failed), 2 usage
+error (bad arguments, missing or unwritable paths), 141 output piped into a closed pipe.
 
 Logging everywhere: every command takes `-v`/`--verbose` (before or after the command
 name) to log its steps (load, fit, predict, write, score) on stderr with Python's
