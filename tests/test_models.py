@@ -28,10 +28,11 @@ def _report(model: str, variant: str) -> ScoreReport:
 def test_registry_holds_the_reference_models():
     assert list(MODELS) == ["random", "logistic_direct", "mbcnet_v0_1",
                             "mbcnet_sign_constrained", "mbcnet_sign_constrained_augmented",
-                            "correlation", "pc", "oracle"]
+                            "correlation", "pc", "ges", "direct_lingam", "pcmci_plus",
+                            "oracle"]
     assert competitors() == ["random", "logistic_direct", "mbcnet_v0_1",
                              "mbcnet_sign_constrained", "mbcnet_sign_constrained_augmented",
-                             "correlation", "pc"]
+                             "correlation", "pc", "ges", "direct_lingam", "pcmci_plus"]
     with pytest.raises(UsageError, match="unknown model"):
         get_model("nope")
 

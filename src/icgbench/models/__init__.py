@@ -22,7 +22,8 @@ def _discover() -> dict[str, type[ReferenceModel]]:
         if isinstance(model, type) and issubclass(model, ReferenceModel):
             found[model.name] = model
     order = ["random", "logistic_direct", "mbcnet_v0_1", "mbcnet_sign_constrained",
-             "mbcnet_sign_constrained_augmented", "correlation", "pc", "oracle"]
+             "mbcnet_sign_constrained_augmented", "correlation", "pc", "ges", "direct_lingam",
+             "pcmci_plus", "oracle"]
     return {name: found[name] for name in sorted(found, key=lambda n: (
         order.index(n) if n in order else len(order), n))}
 

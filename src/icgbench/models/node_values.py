@@ -43,3 +43,33 @@ def trajectories(data: CohortData) -> pd.DataFrame:
     """Train states at every recorded month: rows (subject, month), one column per state."""
     return data.train_states.sort_values(["subject_id", "month"])[
         ["subject_id", "month", *STATES]]
+
+
+def standardised(x: np.ndarray) -> np.ndarray:
+    """Each column centred and scaled to unit variance (a constant column is only centred)."""
+    sd = x.std(axis=0)
+    return (x - x.mean(axis=0)) / np.where(sd > 0, sd, 1.0)
+
+
+def visit_panel(data: CohortData) -> tuple[list[str], list[int], np.ndarray]:
+    """(node names, visit months, train subjects x visits x nodes array) for panel methods.
+
+    A state's value at a visit is its value at that month (``train_states``); a KCC assay,
+    read once before follow-up, repeats its readout at every visit; the outcome is known
+    only at the end of follow-up, so it is NaN at every earlier visit. Subjects are in
+    ``train_outcomes`` order, visits in month order.
+    """
+    names, x = node_matrix(data)
+    ids = data.train_outcomes.subject_id.to_numpy()
+    months = sorted(int(m) for m in data.train_states.month.unique())
+    index = pd.MultiIndex.from_product([ids, months], names=["subject_id", "month"])
+    states = data.train_states.set_index(["subject_id", "month"]).reindex(index)
+    panel = np.repeat(x[:, None, :], len(months), axis=1)
+    kinds = node_kinds()
+    for column, name in enumerate(names):
+        if kinds[name] == "state":
+            panel[:, :, column] = states[name].to_numpy(dtype=float).reshape(
+                len(ids), len(months))
+        elif kinds[name] == "outcome":
+            panel[:, :-1, column] = np.nan
+    return names, months, panel
