@@ -103,3 +103,71 @@ def test_no_oracle_leaves_the_reference_rows_out(tmp_path):
     assert main(["leaderboard", "render", "--dir", str(folder), "--out", str(tmp_path / "s"),
                  "--no-oracle"]) == 0
     assert '<td class="text">oracle</td>' not in (tmp_path / "s" / "index.html").read_text()
+
+
+def _shown(capsys, *argv: str) -> list[str]:
+    from icgbench.cli import main
+
+    assert main(["leaderboard", "show", "--variant", "linear_lowhet", *argv]) == 0
+    return capsys.readouterr().out.splitlines()
+
+
+def _section(lines: list[str], title: str) -> list[str]:
+    start = lines.index(title) + 1
+    rows = []
+    for line in lines[start:]:
+        if not line.startswith("  "):
+            break
+        rows.append(line)
+    return rows
+
+
+def test_show_ranks_each_task_by_its_headline_and_shows_language_and_notes(capsys):
+    lines = _shown(capsys)
+    assert "linear_lowhet / intervention_conformity: responsive_dgp_conformity (higher is " \
+           "better)" in lines
+    transfer = _section(lines, "linear_lowhet / cross_host_generalization: auroc_target "
+                               "(higher is better)")
+    values = [float(r.split()[3]) for r in transfer]
+    assert values == sorted(values, reverse=True) and len(values) >= 2
+    assert all("[Python]" in r and "reference model" in r for r in transfer)
+
+
+def test_show_ranks_by_a_chosen_metric_in_its_direction(capsys):
+    lines = _shown(capsys, "--metric", "transfer_gap")
+    (title,) = [line for line in lines if " / " in line]
+    assert title == "linear_lowhet / cross_host_generalization: transfer_gap (lower is better)"
+    values = [float(r.split()[3]) for r in _section(lines, title)]
+    assert values == sorted(values)
+
+
+def test_show_refuses_an_unknown_metric(capsys):
+    from icgbench.cli import main
+
+    assert main(["leaderboard", "show", "--metric", "accuracy"]) == 2
+    assert "recorded: auprc, auroc" in capsys.readouterr().err
+
+
+def test_hostile_notes_are_shown_on_one_short_line():
+    from icgbench.cli.leaderboard import NOTE_CHARS, one_line
+
+    shown = one_line("line one\nline two\x1b[31m red\x07" + "x" * 10_000)
+    assert shown.startswith("line one line two [31m red")
+    assert len(shown) == NOTE_CHARS and shown.endswith("…")
+    assert all(c.isprintable() for c in shown)
+
+
+def test_the_page_orders_transfer_rows_by_the_target_not_the_source():
+    from icgbench.leaderboard.page import _rows
+
+    def transfer(model: str, source: float, target: float) -> LeaderboardEntry:
+        doc = copy.deepcopy(EXAMPLE)
+        doc.update(model_name=model, seed=0, scores={"cross_host_generalization": {
+            "auroc_source": source, "auroc_target": target, "transfer_gap": source - target,
+            "excess_transfer_gap": 0.0}},
+            submission_path=f"submissions/{model}/0.1.0/linear_lowhet__seed0.json.gz")
+        return LeaderboardEntry.from_dict(doc)
+
+    entries = [transfer("overfit", 0.95, 0.55), transfer("robust", 0.75, 0.72)]
+    rows = _rows(entries, [], "linear_lowhet", "cross_host_generalization")
+    assert [r["model"] for r in rows] == ["robust", "overfit"]

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from icgbench.cli._common import positive_float, positive_int, print_json
-from icgbench.errors import UsageError
+from icgbench.errors import UsageError, UserError
 from icgbench.generator import variant_names
 from icgbench.leaderboard import board
 from icgbench.leaderboard.files import board_folder
@@ -80,6 +80,10 @@ def register(commands: argparse._SubParsersAction) -> None:
     p = sub.add_parser("show", help="a ranked table: mean and sample std over seeds")
     p.add_argument("--variant", choices=variant_names(), default=None)
     p.add_argument("--task", choices=list(TASKS), default=None)
+    p.add_argument("--metric", default=None,
+                   help="rank by this recorded metric instead of each task's headline "
+                   "(risk: auroc, intervention: responsive_dgp_conformity, transfer: "
+                   "auroc_target, ...); only tasks that record it are shown")
     p.add_argument("--dir", type=Path, default=None)
     p.set_defaults(func=run_show)
 
@@ -150,10 +154,17 @@ def run_show(args: argparse.Namespace) -> int:
     variants = [args.variant] if args.variant else list(dict.fromkeys(
         e.variant_name for e in entries))
     tasks = [args.task] if args.task else list(TASKS)
+    if args.metric is not None:
+        recorded = sorted({m for t in tasks for m in TASKS[t].headline})
+        tasks = [t for t in tasks if args.metric in TASKS[t].headline]
+        if not tasks:
+            raise UsageError(f"no task{' ' + args.task if args.task else ''} records metric "
+                             f"{args.metric!r}; recorded: {', '.join(recorded)}")
+    about = _entry_labels(folder, entries)
     for variant in variants:
         for task in tasks:
             spec = TASKS[task]
-            metric = spec.metric(spec.headline[0])
+            metric = spec.metric(args.metric) if args.metric else spec.ranking_metric
             ranked = [r for r in board.rank(entries, variant, task, metric.name,
                                             metric.higher_is_better) if r.seeds]
             if not ranked:
@@ -161,13 +172,44 @@ def run_show(args: argparse.Namespace) -> int:
             arrow = {True: "higher is better", False: "lower is better"}.get(
                 metric.higher_is_better, "descriptive")
             print(f"{variant} / {task}: {metric.name} ({arrow})")
+            width = max(len(r.model) for r in ranked)
             for i, r in enumerate(ranked, start=1):
                 std = f" ± {r.std:.4f}" if r.std is not None else ""
                 mean = "n/a" if r.mean is None else f"{r.mean:.4f}"
-                print(f"  {i:>2}. {r.model:<26} {r.package_version:<8} {mean}{std} "
-                      f"({r.seeds} seed{'s' if r.seeds != 1 else ''})")
+                extra = about.get((r.model, r.package_version), "")
+                print(f"  {i:>2}. {r.model:<{width}} {r.package_version:<8} {mean}{std} "
+                      f"({r.seeds} seed{'s' if r.seeds != 1 else ''}){extra}")
     print(f"read {len(entries)} entries from {folder}")
     return 0
+
+
+NOTE_CHARS = 60
+
+
+def one_line(text: str, limit: int = NOTE_CHARS) -> str:
+    """Untrusted text as one printable line of at most ``limit`` characters."""
+    flat = " ".join("".join(c if c.isprintable() else " " for c in text).split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _entry_labels(folder: Path, entries: list) -> dict[tuple[str, str], str]:
+    """`` [language] notes`` per (model, version), from its stored submissions' headers."""
+    from icgbench.scorer.parse import json_bytes, parse_json, read_file
+
+    out: dict[tuple[str, str], str] = {}
+    for e in entries:
+        key = (e.model_name, e.package_version)
+        if key in out:
+            continue
+        try:
+            model = parse_json(json_bytes(read_file(folder / e.submission_path)))["model"]
+            language = model.get("language", "") if isinstance(model, dict) else ""
+        except (UserError, OSError, KeyError, TypeError):
+            language = ""
+        parts = [f"[{one_line(str(language), 32)}]" if language else "",
+                 one_line(e.notes) if e.notes else ""]
+        out[key] = "".join(f"  {p}" for p in parts if p)
+    return out
 
 
 def run_render(args: argparse.Namespace) -> int:

@@ -103,7 +103,7 @@ def _fmt(value: float | None, metric: str = "") -> str:
 def _rows(entries: list[LeaderboardEntry], oracle: list[LeaderboardEntry], variant: str,
           task: str) -> list[dict[str, Any]]:
     spec = TASKS[task]
-    first = spec.metric(spec.headline[0])
+    first = spec.ranking_metric
     order = rank(entries, variant, task, first.name, first.higher_is_better)
     rows = []
     for reference, pool, ranked in ((False, entries, order),

@@ -76,6 +76,13 @@ class Task:
     metrics: tuple[Metric, ...]
     headline: tuple[str, ...]  # the metrics a leaderboard entry records
     score: Callable[[Blocks, Truth], TaskResult]
+    #: The headline metric the board ranks by (default: the first headline metric).
+    rank_by: str | None = None
+
+    @property
+    def ranking_metric(self) -> Metric:
+        """The metric ``leaderboard show`` ranks this task by unless told otherwise."""
+        return self.metric(self.rank_by or self.headline[0])
 
     def metric(self, name: str) -> Metric:
         for m in self.metrics:

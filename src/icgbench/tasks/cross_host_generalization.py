@@ -62,4 +62,5 @@ TASK = Task(
     metrics=METRICS,
     headline=("auroc_source", "auroc_target", "transfer_gap", "excess_transfer_gap"),
     score=score,
+    rank_by="auroc_target",
 )

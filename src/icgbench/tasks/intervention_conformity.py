@@ -158,4 +158,5 @@ TASK = Task(
     headline=("prior_conformity", "prior_conformity_tolerant", "dgp_conformity",
               "responsive_dgp_conformity", "pehe"),
     score=score,
+    rank_by="responsive_dgp_conformity",
 )
