@@ -42,7 +42,11 @@ class PriorEquation:
     def linear_predictor(self, states: np.ndarray) -> np.ndarray:
         """eta for end-of-follow-up states (n, S) on their natural scale."""
         z = (np.asarray(states, dtype=np.float64) - self.mean) / self.sd
-        return self.intercept + z @ (self.signs * self.weights)
+        w = self.signs * self.weights
+        eta = np.full(z.shape[0], self.intercept)
+        for j in range(z.shape[1]):  # a fixed order of additions, not BLAS: the same bits
+            eta += z[:, j] * w[j]   # on every CPU
+        return eta
 
     def risk(self, states: np.ndarray) -> np.ndarray:
         """The equation's event probability for end-of-follow-up states (n, S)."""

@@ -226,8 +226,8 @@ def _states(parts: list[SplitResult], with_split: bool) -> pa.Table:
 def _structural_prior(equation: PriorEquation) -> pa.Table:
     """The prior per state, with its risk equation (constants repeated on every row).
 
-    The equation's numbers are published at full double precision: the equation is defined
-    by the published values.
+    The equation is defined by the published values, which are already at the release's
+    published precision (see :func:`.reference.prior_equation`).
     """
     n = len(STATES)
     return pa.table(

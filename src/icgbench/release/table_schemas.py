@@ -184,15 +184,15 @@ def build_table_schemas() -> dict[str, dict[str, Any]]:
         _f("prior_weight", "number", "The prior's nominal magnitude of the state's "
            "standardised effect on the log hazard.", required=True, minimum=0),
         _f("reference_mean", "number", "Mean of the state at the end of follow-up on the "
-           "variant's reference population (the equation standardises by it).",
+           "variant's reference population (the equation standardises by it), to 6 decimals.",
            required=True),
         _f("reference_sd", "number", "Standard deviation of the state at the end of "
-           "follow-up on the reference population.", required=True, exclusiveMinimum=0),
-        _f("intercept", "number", "The prior equation's log-hazard intercept (the DGP's; "
-           "the same on every row).", required=True),
+           "follow-up on the reference population, to 6 decimals.", required=True, exclusiveMinimum=0),
+        _f("intercept", "number", "The prior equation's log-hazard intercept (the DGP's, "
+           "to 6 decimals; the same on every row).", required=True),
         _f("hazard_scale", "number", "The prior equation's hazard scale, solved so its mean "
-           "risk on the reference population is the variant's prevalence (the same on every "
-           "row).", required=True, exclusiveMinimum=0),
+           "risk on the reference population is the variant's prevalence, to 6 decimals (the "
+           "same on every row).", required=True, exclusiveMinimum=0),
         _f("months", "integer", "Months of follow-up the equation accumulates the hazard "
            "over (the same on every row).", required=True, minimum=1),
     ]
