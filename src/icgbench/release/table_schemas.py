@@ -187,7 +187,8 @@ def build_table_schemas() -> dict[str, dict[str, Any]]:
            "variant's reference population (the equation standardises by it), to 6 decimals.",
            required=True),
         _f("reference_sd", "number", "Standard deviation of the state at the end of "
-           "follow-up on the reference population, to 6 decimals.", required=True, exclusiveMinimum=0),
+           "follow-up on the reference population, to 6 decimals.", required=True,
+           exclusiveMinimum=0),
         _f("intercept", "number", "The prior equation's log-hazard intercept (the DGP's, "
            "to 6 decimals; the same on every row).", required=True),
         _f("hazard_scale", "number", "The prior equation's hazard scale, solved so its mean "
