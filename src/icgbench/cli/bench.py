@@ -24,6 +24,8 @@ from icgbench.models import ALIASES, MODELS, competitors, resolve
 from icgbench.paths import writable_or_temp
 from icgbench.release.tiers import TIERS, UNFROZEN_NOTICE
 
+AUDIT_COHORT = "linear_lowhet"
+
 
 def register(commands: argparse._SubParsersAction) -> None:
     bench = commands.add_parser("bench", help="benchmark variants and reference runs")
@@ -48,7 +50,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run_run)
 
     p = sub.add_parser("audit", help="stage-2 sign audit of a bottleneck model")
-    _cohort_args(p)
+    _cohort_args(p, default_cohort=AUDIT_COHORT)
     p.add_argument("--csv", type=Path, default=None, help="also write the audit as CSV")
     p.set_defaults(func=run_audit)
 
@@ -95,9 +97,14 @@ def model_arg(text: str) -> str:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def _cohort_args(p: argparse.ArgumentParser) -> None:
+def _cohort_args(p: argparse.ArgumentParser, default_cohort: str | None = None) -> None:
     aliases = ", ".join(f"{a} = {m}" for a, m in ALIASES.items())
-    p.add_argument("--cohort", required=True, metavar="VARIANT", help="variant of the cohort")
+    if default_cohort is None:
+        p.add_argument("--cohort", required=True, metavar="VARIANT", help="variant of the cohort")
+    else:
+        p.add_argument("--cohort", default=default_cohort, metavar="VARIANT",
+                       help=f"variant of the cohort (default: {default_cohort}, the seed's "
+                       "example)")
     p.add_argument("--variant", required=True, dest="model", metavar="MODEL", type=model_arg,
                    help=f"reference model: {', '.join(MODELS)}; the seed's short names are "
                    f"aliases ({aliases})")
