@@ -143,19 +143,6 @@ def test_verify_refuses_an_inline_schema_that_drifted_from_the_contract(mini):
     assert "inline schema differs" in problems[0].message
 
 
-def test_frictionless_validates_every_csv_resource():
-    from frictionless import Package
-
-    package = Package(str(ROOT / "datapackage.json"))
-    for resource in list(package.resources):
-        if resource.format != "csv":
-            package.remove_resource(resource.name)
-    assert len(package.resources) == 6 * len(contract.table_names())
-    report = package.validate()
-    errors = report.flatten(["resourceName", "rowNumber", "fieldName", "type", "note"])
-    assert report.valid, errors[:10]
-
-
 def test_freeze_check_regenerates_the_committed_small_tier():
     assert freeze.check(TIERS["small"], ROOT) == []
 

@@ -28,6 +28,7 @@ from icgbench.progress import track
 from icgbench.release import encode
 from icgbench.release.descriptor import (
     PARQUET_MEDIATYPE,
+    RESOURCE_TYPE,
     Descriptor,
     build_document,
     inline_schema,
@@ -101,7 +102,7 @@ def encode_cohort(tier: Tier, key: CohortKey, data_dir: Path, path_prefix: str
             log.debug("wrote %s (%d bytes)", target, size)
             resources.append({
                 "name": resource_name(variant.name, key.seed, table, fmt),
-                "type": "table",
+                "type": RESOURCE_TYPE[fmt],
                 "path": f"{path_prefix}{rel}",
                 **extra,
                 "bytes": size,
