@@ -37,15 +37,34 @@ def mini_release(tmp_path: Path, cache_dir: Path) -> Descriptor:
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    failures: list[int]  # requests still to refuse with 503 (negative: every one)
+    requests: list[str]
+
     def log_message(self, *args):  # keep test output clean
         pass
 
+    def do_GET(self):
+        self.requests.append(self.path)
+        if self.failures[0] != 0:
+            self.failures[0] -= 1
+            self.send_error(503, "Service Unavailable")
+            return
+        super().do_GET()
+
 
 @contextlib.contextmanager
-def served(folder: Path) -> Iterator[str]:
-    """Serve ``folder`` over HTTP on 127.0.0.1; yields the base URL."""
-    handler = functools.partial(_QuietHandler, directory=str(folder))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+def served(folder: Path, failures: int = 0, requests: list[str] | None = None
+           ) -> Iterator[str]:
+    """Serve ``folder`` over HTTP on 127.0.0.1; yields the base URL.
+
+    The first ``failures`` requests are answered 503 (all of them when negative); every
+    request path is appended to ``requests`` when given.
+    """
+    handler = type("Handler", (_QuietHandler,), {"failures": [failures],
+                                                 "requests": [] if requests is None
+                                                 else requests})
+    httpd = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(handler, directory=str(folder)))
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     try:
         yield f"http://127.0.0.1:{httpd.server_address[1]}"

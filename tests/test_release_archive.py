@@ -16,7 +16,7 @@ import pytest
 from icgbench import failpoints
 from icgbench.cli import main
 from icgbench.errors import InvalidInputError, UsageError
-from icgbench.release import archive, freeze
+from icgbench.release import archive, download, freeze
 from icgbench.release.verify import verify
 from release_helpers import MINI, mini_release, served
 
@@ -29,6 +29,19 @@ def mini_cache(tmp_path_factory):
 @pytest.fixture()
 def mini(tmp_path, mini_cache):
     return mini_release(tmp_path, mini_cache)
+
+
+@pytest.fixture(autouse=True)
+def home(tmp_path, monkeypatch):
+    """Downloads are cached under $ICGBENCH_HOME/cache: a fresh one per test."""
+    home = tmp_path / "home"
+    monkeypatch.setenv("ICGBENCH_HOME", str(home))
+    return home
+
+
+def fetch(url, descriptor, dest):
+    """Download from ``url`` alone, without retries."""
+    return download.download(descriptor, dest, url, retries=0)
 
 
 @pytest.fixture()
@@ -59,7 +72,7 @@ def test_download_verifies_and_installs(mini, tmp_path, server):
     www, url = server
     archive.pack(mini, www / "release.tar.gz")
     dest = tmp_path / "installed"
-    archive.download(f"{url}/release.tar.gz", mini, dest)
+    fetch(f"{url}/release.tar.gz", mini, dest)
     assert _installed_files(dest) == {r.path for r in mini.resources} | {"datapackage.json"}
     from icgbench.release.descriptor import load_descriptor
 
@@ -111,7 +124,7 @@ def test_bad_archives_are_refused_with_nothing_left_behind(case, mini, tmp_path,
     dest.mkdir()
     (dest / "keep.txt").write_text("untouched")
     with pytest.raises(InvalidInputError, match=message):
-        archive.download(f"{url}/bad.tar.gz", mini, dest)
+        fetch(f"{url}/bad.tar.gz", mini, dest)
     assert _installed_files(dest) == {"keep.txt"}
     assert not (tmp_path / "evil.txt").exists()
 
@@ -119,7 +132,7 @@ def test_bad_archives_are_refused_with_nothing_left_behind(case, mini, tmp_path,
 def test_unreachable_url_is_a_usage_error(mini, tmp_path, server):
     _, url = server
     with pytest.raises(UsageError, match="cannot download"):
-        archive.download(f"{url}/no-such-file.tar.gz", mini, tmp_path / "d")
+        fetch(f"{url}/no-such-file.tar.gz", mini, tmp_path / "d")
     assert _installed_files(tmp_path / "d") == set()
 
 
@@ -151,16 +164,16 @@ def test_a_member_declaring_another_size_is_refused_before_it_is_written(mini, t
     (www / "liar.tar.gz").write_bytes(_declares_2_gib(good))
     dest = tmp_path / "dest"
     with pytest.raises(InvalidInputError, match="declares 2147483648 bytes"):
-        archive.download(f"{url}/liar.tar.gz", mini, dest)
+        fetch(f"{url}/liar.tar.gz", mini, dest)
     assert _installed_files(dest) == set()
 
 
 DOWNLOAD = """
 import sys
 from pathlib import Path
-from icgbench.release import archive
+from icgbench.release import download
 from icgbench.release.descriptor import load_descriptor
-archive.download(sys.argv[1], load_descriptor(Path(sys.argv[2])), Path(sys.argv[3]))
+download.download(load_descriptor(Path(sys.argv[2])), Path(sys.argv[3]), sys.argv[1])
 """
 
 BUILD = """
@@ -187,7 +200,7 @@ def test_a_killed_download_leaves_staging_that_the_next_one_removes(mini, tmp_pa
     _killed(DOWNLOAD, f"{url}/release.tar.gz", str(mini.path), str(dest),
             point="staging.created")
     assert [p.name.startswith(".download.") for p in dest.iterdir()] == [True]
-    archive.download(f"{url}/release.tar.gz", mini, dest)
+    fetch(f"{url}/release.tar.gz", mini, dest)
     assert _installed_files(dest) == {r.path for r in mini.resources} | {"datapackage.json"}
     assert not list(dest.glob(".download.*"))
 

@@ -6,11 +6,12 @@ import argparse
 import time
 from pathlib import Path
 
-from icgbench.cli._common import positive_int, print_json
+from icgbench.cli._common import non_negative_int, positive_int, print_json
 from icgbench.data import list_tables, tier_descriptor
 from icgbench.errors import InvalidInputError, UsageError
-from icgbench.release import archive, freeze
+from icgbench.release import archive, download, freeze
 from icgbench.release.descriptor import load_descriptor
+from icgbench.release.download import DEFAULT_RETRIES
 from icgbench.release.locate import release_root, source_root
 from icgbench.release.tiers import TIERS, get_tier
 from icgbench.release.verify import verify
@@ -60,8 +61,17 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run_pack)
 
     p = sub.add_parser("download", help="fetch a release archive, verify every member, "
-                       "install atomically")
-    p.add_argument("--url", required=True, help="URL of the tar.gz archive")
+                       "install atomically",
+                       description="Fetch the tier's release archive from --url, or else from "
+                       "the mirrors its descriptor lists, in order; keep it in the per-user "
+                       "cache ($ICGBENCH_HOME/cache when set); check every member against the "
+                       "committed descriptor; install only a complete, exact archive.")
+    p.add_argument("--url", default=None,
+                   help="the tar.gz archive: an http(s) URL, a file:// URL or a local path "
+                   "(default: the descriptor's mirrors, in order)")
+    p.add_argument("--retries", type=non_negative_int, default=DEFAULT_RETRIES,
+                   help=f"attempts after the first for each http(s) source (default "
+                   f"{DEFAULT_RETRIES})")
     p.add_argument("--tier", choices=TIER_CHOICES, default="full")
     p.add_argument("--to", type=Path, default=None,
                    help="install into this folder (default: the tier's folder in the release)")
@@ -153,8 +163,9 @@ def run_pack(args: argparse.Namespace) -> int:
 def run_download(args: argparse.Namespace) -> int:
     d = tier_descriptor(args.tier)
     dest = args.to if args.to is not None else d.base
-    archive.download(args.url, d, dest)
-    print(f"downloaded and verified {len(d.resources)} files of the {d.tier} tier into {dest}")
+    _, source = download.download(d, dest, args.url, args.retries)
+    print(f"downloaded and verified {len(d.resources)} files of the {d.tier} tier from "
+          f"{source} into {dest}")
     return 0
 
 

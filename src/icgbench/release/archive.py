@@ -1,4 +1,4 @@
-"""Release archives: ``pack`` a tier into a reproducible tar.gz; ``download`` one safely.
+"""Release archives: ``pack`` a tier into a reproducible tar.gz; ``install`` one safely.
 
 A downloaded archive is checked member by member against the committed descriptor
 (exact bytes and SHA-256) while it is unpacked into a staging folder; only a complete,
@@ -15,14 +15,11 @@ import hashlib
 import io
 import os
 import tarfile
-import urllib.error
-import urllib.request
 from pathlib import Path, PurePosixPath
 
 from icgbench.atomic import owned_staging, write_bytes
 from icgbench.data import checked_bytes
 from icgbench.errors import InvalidInputError, UsageError
-from icgbench.progress import progress_bar
 from icgbench.release.descriptor import Descriptor
 
 DESCRIPTOR_MEMBER = "datapackage.json"
@@ -66,28 +63,6 @@ def archive_limit(descriptor: Descriptor) -> int:
     members = len(descriptor.resources) + 1
     content = sum(r.bytes for r in descriptor.resources) + descriptor.path.stat().st_size
     return 2 * (content + 1024 * members) + (1 << 20)
-
-
-def fetch(url: str, dest: Path, max_bytes: int) -> None:
-    """Download ``url`` to ``dest`` (at most ``max_bytes``), with progress on a terminal."""
-    try:
-        response = urllib.request.urlopen(url, timeout=60)
-    except (urllib.error.URLError, ValueError, OSError) as exc:
-        raise UsageError(f"cannot download {url}: {getattr(exc, 'reason', exc)}") from None
-    total = int(response.headers.get("Content-Length") or 0) or None
-    if total is not None and total > max_bytes:
-        raise InvalidInputError(f"{url} is {total} bytes; no archive of this release is over "
-                                f"{max_bytes}")
-    with response, open(dest, "wb") as handle, \
-            progress_bar("downloading", total, unit="bytes") as advance:
-        size = 0
-        while block := response.read(CHUNK):
-            size += len(block)
-            if size > max_bytes:
-                raise InvalidInputError(f"{url} sent over {max_bytes} bytes; no archive of "
-                                        "this release is that large (nothing was installed)")
-            handle.write(block)
-            advance(len(block))
 
 
 def _safe_member_name(name: str) -> bool:
@@ -148,11 +123,13 @@ def unpack_verified(archive: Path, descriptor: Descriptor, stage: Path) -> None:
                                 f"{missing[0]!r}")
 
 
-def download(url: str, descriptor: Descriptor, dest: Path) -> Path:
-    """Fetch, verify and install a tier archive into ``dest``; return ``dest``."""
+def install(archive: Path, descriptor: Descriptor, dest: Path) -> Path:
+    """Verify ``archive`` against ``descriptor`` and install its files into ``dest``.
+
+    Nothing is installed unless every member matches; files are then moved in one by one
+    with atomic renames, and the committed descriptor is written beside them.
+    """
     with owned_staging(dest, "download") as stage:
-        archive = stage / "archive.tar.gz"
-        fetch(url, archive, archive_limit(descriptor))
         unpacked = stage / "files"
         unpacked.mkdir()
         unpack_verified(archive, descriptor, unpacked)

@@ -131,6 +131,14 @@ class Descriptor:
         return self.document.get("icgbench:frozen", True) is not False
 
     @property
+    def mirrors(self) -> list[str]:
+        """URLs of the tier's release archive, in the order to try them."""
+        mirrors = self.document.get("icgbench:mirrors", [])
+        if not isinstance(mirrors, list) or not all(isinstance(m, str) for m in mirrors):
+            raise InvalidInputError(f"{self.path}: icgbench:mirrors must be a list of URLs")
+        return mirrors
+
+    @property
     def resources(self) -> list[Resource]:
         return [Resource.from_descriptor(r) for r in self.document["resources"]]
 
@@ -212,6 +220,8 @@ def build_document(tier: Tier, cohorts: list[dict[str, Any]],
             "purpose": "structure_recovery: each model's K* (the K maximising directed F1) "
             "is chosen on its submission for this cohort and applied unchanged to the others",
         },
+        **({} if tier.committed or not tier.frozen else
+           {"icgbench:mirrors": list(tier.mirrors)}),
         **(extra or {}),
         "resources": resources,
     }

@@ -35,6 +35,9 @@ class Tier:
     months: int | None = None
     #: False only for cohorts simulated on the fly: never on the board.
     frozen: bool = True
+    #: URLs of this tier's release archive, tried in order by ``icgbench data download``
+    #: (listed in the descriptor as ``icgbench:mirrors``; a tier that is not committed only).
+    mirrors: tuple[str, ...] = ()
 
     @property
     def descriptor_path(self) -> str:

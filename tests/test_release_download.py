@@ -1,0 +1,197 @@
+"""`icgbench data download`: mirrors in order, retries, the per-user cache, local paths.
+
+Real HTTP servers on 127.0.0.1 stand in for the mirrors; the archives are real.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pooch.core
+import pytest
+
+from icgbench.cli import main
+from icgbench.errors import InvalidInputError, UsageError
+from icgbench.release import archive, download
+from icgbench.release.descriptor import Descriptor, load_descriptor
+from icgbench.release.verify import verify
+from release_helpers import mini_release, served
+
+
+@pytest.fixture(scope="session")
+def mini_cache(tmp_path_factory):
+    return tmp_path_factory.mktemp("mini-cache-download")
+
+
+@pytest.fixture()
+def home(tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    monkeypatch.setenv("ICGBENCH_HOME", str(home))
+    monkeypatch.setattr(pooch.core.time, "sleep", lambda seconds: None)  # retries at once
+    return home
+
+
+@pytest.fixture()
+def mini(tmp_path, mini_cache, home):
+    return mini_release(tmp_path, mini_cache)
+
+
+@pytest.fixture()
+def www(tmp_path):
+    folder = tmp_path / "www"
+    folder.mkdir()
+    return folder
+
+
+def _publish(d: Descriptor, folder: Path) -> None:
+    """Put the tier's genuine archive and a tampered copy in ``folder``."""
+    good = archive.pack(d, folder / "release.tar.gz").read_bytes()
+    (folder / "tampered.tar.gz").write_bytes(good[:100] + bytes([good[100] ^ 1]) + good[101:])
+
+
+def _with_mirrors(d: Descriptor, mirrors: list[str], www: Path) -> Descriptor:
+    """The descriptor listing ``mirrors``, published (its archives) in ``www``."""
+    document = json.loads(d.path.read_text())
+    document["icgbench:mirrors"] = mirrors
+    d.path.write_text(json.dumps(document))
+    d = load_descriptor(d.path)
+    _publish(d, www)
+    return d
+
+
+def _installed(d: Descriptor, dest: Path) -> bool:
+    return (all((dest / r.path).is_file() for r in d.resources)
+            and verify(load_descriptor(dest / "datapackage.json")).ok)
+
+
+def test_mirrors_are_tried_in_order_past_a_failing_one(mini, www, tmp_path, caplog):
+    hits: list[str] = []
+    with served(www, failures=-1, requests=hits) as down, served(www) as up:
+        d = _with_mirrors(mini, [f"{down}/release.tar.gz", f"{up}/tampered.tar.gz",
+                                 f"{up}/release.tar.gz"], www)
+        dest, source = download.download(d, tmp_path / "dest", retries=1)
+    assert source == f"{up}/release.tar.gz"
+    assert _installed(d, dest)
+    assert hits == ["/release.tar.gz"] * 2  # the first mirror: once, then one retry
+    warned = " ".join(r.getMessage() for r in caplog.records)
+    assert "HTTP 503" in warned and "corrupt or truncated archive" in warned
+
+
+def test_a_transient_failure_is_retried(mini, www, tmp_path):
+    _publish(mini, www)
+    hits: list[str] = []
+    with served(www, failures=2, requests=hits) as url:
+        dest, _ = download.download(mini, tmp_path / "dest", f"{url}/release.tar.gz",
+                                    retries=2)
+    assert len(hits) == 3 and _installed(mini, dest)
+
+
+def test_every_source_failing_names_each_and_installs_nothing(mini, www, tmp_path):
+    dest = tmp_path / "dest"
+    with served(www, failures=-1) as down, served(www) as up:
+        d = _with_mirrors(mini, [f"{down}/release.tar.gz", f"{up}/tampered.tar.gz"], www)
+        with pytest.raises(InvalidInputError) as exc:
+            download.download(d, dest, retries=0)
+    message = str(exc.value)
+    assert "every source failed (2)" in message
+    assert f"{down}/release.tar.gz: cannot download" in message and "HTTP 503" in message
+    assert f"{up}/tampered.tar.gz: " in message
+    assert not dest.exists() or not any(dest.rglob("*.parquet"))
+
+
+def test_the_archive_is_cached_per_user_and_reused_offline(mini, www, tmp_path, home):
+    _publish(mini, www)
+    with served(www) as url:
+        source = f"{url}/release.tar.gz"
+        download.download(mini, tmp_path / "first", source, retries=0)
+    cached = home / "cache" / download.cached_name(mini, source)
+    assert cached.read_bytes() == (www / "release.tar.gz").read_bytes()
+    dest, _ = download.download(mini, tmp_path / "second", source, retries=0)  # server gone
+    assert _installed(mini, dest)
+
+
+def test_a_cached_archive_that_no_longer_verifies_is_dropped(mini, www, tmp_path, home):
+    _publish(mini, www)
+    with served(www) as url:
+        source = f"{url}/release.tar.gz"
+        cached = home / "cache" / download.cached_name(mini, source)
+        cached.parent.mkdir(parents=True)
+        cached.write_bytes((www / "tampered.tar.gz").read_bytes())
+        with pytest.raises(InvalidInputError):
+            download.download(mini, tmp_path / "dest", source, retries=0)
+        assert not cached.exists()
+        dest, _ = download.download(mini, tmp_path / "dest", source, retries=0)
+    assert _installed(mini, dest)
+
+
+def test_the_default_cache_is_the_platform_user_cache(monkeypatch):
+    import platformdirs
+
+    monkeypatch.delenv("ICGBENCH_HOME", raising=False)
+    assert download.cache_dir() == Path(platformdirs.user_cache_dir("icgbench",
+                                                                    appauthor=False))
+
+
+@pytest.mark.parametrize("form", ["plain", "relative", "file-url"])
+def test_a_local_archive_needs_no_url_scheme(form, mini, www, tmp_path, monkeypatch):
+    _publish(mini, www)
+    path = www / "release.tar.gz"
+    monkeypatch.chdir(tmp_path)
+    source = {"plain": str(path), "relative": "www/release.tar.gz",
+              "file-url": path.as_uri()}[form]
+    dest, used = download.download(mini, tmp_path / "dest", source)
+    assert used == source and _installed(mini, dest)
+
+
+def test_an_oversized_answer_is_cut_off_and_not_retried(mini, tmp_path, monkeypatch):
+    folder = tmp_path / "big"
+    folder.mkdir()
+    (folder / "big.tar.gz").write_bytes(b"\0" * 4096)
+    monkeypatch.setattr(archive, "archive_limit", lambda d: 1000)
+    hits: list[str] = []
+    with served(folder, requests=hits) as url, pytest.raises(InvalidInputError,
+                                                              match="sent over 1000 bytes"):
+        download.download(mini, tmp_path / "dest", f"{url}/big.tar.gz", retries=3)
+    assert len(hits) == 1
+    assert not list((tmp_path / "home" / "cache").glob("*.tar.gz"))
+
+
+@pytest.mark.parametrize("source, message", [
+    ("ftp://example.org/r.tar.gz", "unsupported scheme 'ftp'"),
+    ("/no/such/archive.tar.gz", "cannot read archive"),
+])
+def test_bad_sources_are_usage_errors(source, message, mini, tmp_path):
+    with pytest.raises(UsageError, match=message):
+        download.download(mini, tmp_path / "dest", source)
+
+
+def test_a_folder_is_not_an_archive(mini, tmp_path):
+    with pytest.raises(UsageError, match="not a regular file"):
+        download.download(mini, tmp_path / "dest", str(tmp_path))
+
+
+def test_without_url_or_mirrors_the_command_says_what_to_do(mini, tmp_path, monkeypatch,
+                                                             capsys):
+    monkeypatch.setattr("icgbench.cli.data.tier_descriptor", lambda tier: mini)
+    assert main(["data", "download", "--to", str(tmp_path / "d")]) == 2
+    err = capsys.readouterr().err
+    assert "lists no mirrors" in err and "--url" in err and "data build" in err
+
+
+def test_the_cli_downloads_from_the_mirrors(mini, www, tmp_path, monkeypatch, capsys):
+    with served(www, failures=-1) as down, served(www) as up:
+        d = _with_mirrors(mini, [f"{down}/release.tar.gz", f"{up}/release.tar.gz"], www)
+        monkeypatch.setattr("icgbench.cli.data.tier_descriptor", lambda tier: d)
+        dest = tmp_path / "cli"
+        assert main(["data", "download", "--retries", "0", "--to", str(dest)]) == 0
+    out = capsys.readouterr().out.strip()
+    assert out.endswith(f"from {up}/release.tar.gz into {dest}")
+    assert _installed(d, dest)
+
+
+def test_the_committed_full_tier_lists_its_mirrors():
+    from icgbench.data import tier_descriptor
+    from icgbench.release.tiers import TIERS
+
+    assert tier_descriptor("full").mirrors == list(TIERS["full"].mirrors)
