@@ -13,7 +13,8 @@ from icgbench.scorer.conformance import TOLERANCE, case_paths, run_case
 
 CASES = case_paths()
 ROOT = Path(__file__).resolve().parents[1]
-FIELDS = {"description", "pins", "wrong_rule_gives", "truth", "blocks", "expected"}
+FIELDS = {"description", "pins", "wrong_rule_gives", "wrong_baseline_gives", "truth", "blocks",
+          "expected", "expected_baselines"}
 #: Early cases whose values no plausible wrong rule changes: they need not name a rule.
 PLAIN = {"perfectly_wrong", "structure_all_equal", "structure_perfect"}
 
@@ -98,6 +99,28 @@ def test_the_pinned_rule_decides_the_expected_values(path):
         assert _differs(expected, wrong), (
             f"{metric}: the wrong rule gives {wrong}, the expected value is {expected}: "
             "the fixture does not decide its rule")
+
+
+@pytest.mark.parametrize("path", [p for p in CASES if "wrong_baseline_gives" in _case(p)],
+                         ids=[p.stem for p in CASES if "wrong_baseline_gives" in _case(p)])
+def test_the_pinned_baseline_rule_decides_the_expected_baselines(path):
+    case = _case(path)
+    for metric, wrong in case["wrong_baseline_gives"].items():
+        (expected,) = [b[metric] for b in case["expected_baselines"].values() if metric in b]
+        assert _differs(expected, wrong), metric
+
+
+@pytest.mark.parametrize("path", [p for p in CASES if "tables" in _case(p)["truth"]],
+                         ids=[p.stem for p in CASES if "tables" in _case(p)["truth"]])
+def test_truth_tables_in_a_fixture_follow_the_release_layout(path):
+    """A fixture's truth tables have the release's columns, in its order, and types."""
+    from icgbench import contract
+
+    for name, columns in _case(path)["truth"]["tables"].items():
+        fields = contract.table_schema(name)["fields"]
+        assert list(columns) == [f["name"] for f in fields], name
+        lengths = {len(v) for v in columns.values()}
+        assert len(lengths) == 1, f"{name}: columns of different lengths"
 
 
 def test_scoring_doc_names_every_fixture_that_pins_a_rule():

@@ -1,10 +1,14 @@
 """Conformance fixtures: tiny truth + submission pairs with hand-computed expected metrics.
 
-Each ``schemas/conformance/<case>.json`` holds ``truth`` (per split: subject_id, event,
-true_risk; end_states; counterfactual; prior_direction; dgp_direction), ``blocks`` (the
-submission's task blocks) and ``expected`` (task -> metric -> value, null for undefined).
-A port of the scorer to another language should reproduce every expected value; this
-module is the Python scorer's own check (run by the test suite).
+Each ``schemas/conformance/<case>.json`` holds ``truth``, ``blocks`` (the submission's task
+blocks) and ``expected`` (task -> metric -> value, null for undefined), and may hold
+``expected_baselines`` (task -> metric -> the random baseline's value). ``truth`` is either
+the parsed form (per split: subject_id, event, true_risk; end_states; counterfactual;
+prior_direction; dgp_direction; nodes; edges) or ``tables``: truth tables in the release's
+own column layout, which a port reads exactly as it reads the release's files (so the
+fixture also pins the rules of reading them). A port of the scorer to another language
+should reproduce every expected value; this module is the Python scorer's own check (run
+by the test suite).
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import pyarrow as pa
 
 from icgbench.contract import package_schema_dir
 from icgbench.scorer import semantic
+from icgbench.scorer.truth import truth_from_tables
 from icgbench.tasks import TASKS
 from icgbench.tasks.base import Truth
 
@@ -33,6 +38,9 @@ def case_paths() -> list[Path]:
 
 def truth_from_json(t: dict[str, Any]) -> Truth:
     """A :class:`Truth` from a fixture's ``truth`` object (absent parts are empty)."""
+    if "tables" in t:
+        return truth_from_tables({name: pa.table(columns)
+                                  for name, columns in t["tables"].items()})
     splits = {s: t[s] for s in ("test", "target_test") if s in t}
     return Truth(
         ids={s: pa.array(v["subject_id"], type=pa.string()) for s, v in splits.items()},
@@ -80,4 +88,9 @@ def run_case(path: Path) -> list[Check]:
         result = TASKS[task].score(blocks, truth)
         for metric, value in expected.items():
             checks.append(Check(path.stem, task, metric, value, result.metrics.get(metric)))
+    for task, expected in case.get("expected_baselines", {}).items():
+        metrics = {m.name: m for m in TASKS[task].metrics}
+        for metric, value in expected.items():
+            checks.append(Check(path.stem, task, f"{metric} (random baseline)", value,
+                                metrics[metric].baseline(truth)))
     return checks

@@ -59,17 +59,31 @@ def load_truth(d: Descriptor, variant: str, seed: int,
     for name in wanted:
         loaded[name], resource = _table(d, variant, seed, name)
         names.append(resource)
+    return LoadedTruth(truth_from_tables(loaded), tuple(names))
+
+
+def end_states(states: pa.Table, test_ids: Any) -> dict[str, np.ndarray]:
+    """Each state at the end of follow-up: the rows of the test split at the table's
+    largest ``month`` (whatever the rows' order), in the order of ``test_ids``."""
+    end_month = pc.max(states["month"]).as_py()
+    end = states.filter(pc.and_(pc.equal(states["split"], "test"),
+                                pc.equal(states["month"], end_month)))
+    if not end["subject_id"].combine_chunks().equals(test_ids):
+        raise ValueError("test_states and test_outcomes order test subjects differently")
+    return {s: end[s].to_numpy() for s in STATES}
+
+
+def truth_from_tables(loaded: dict[str, pa.Table]) -> Truth:
+    """A :class:`Truth` from truth tables in the release's layout (``test_outcomes``
+    required; ``test_states``, ``counterfactual_risks``, ``intervention_effects``,
+    ``graph`` and ``nodes`` as present).
+
+    The true average effect is not read from ``intervention_effects.mean_effect`` (rounded
+    to 6 decimals): tasks compute it from the counterfactual risks.
+    """
     outcomes = loaded["test_outcomes"]
     ids = _by_split(outcomes, "subject_id")
-    end_states: dict[str, np.ndarray] = {}
-    if "test_states" in loaded:
-        states = loaded["test_states"]
-        end_month = pc.max(states["month"]).as_py()
-        end = states.filter(pc.and_(pc.equal(states["split"], "test"),
-                                    pc.equal(states["month"], end_month)))
-        if not end["subject_id"].combine_chunks().equals(ids["test"]):
-            raise ValueError("test_states and test_outcomes order test subjects differently")
-        end_states = {s: end[s].to_numpy() for s in STATES}
+    ends = end_states(loaded["test_states"], ids["test"]) if "test_states" in loaded else {}
     counterfactual: dict[str, np.ndarray] = {}
     if "counterfactual_risks" in loaded:
         cf = loaded["counterfactual_risks"]
@@ -79,11 +93,11 @@ def load_truth(d: Descriptor, variant: str, seed: int,
     effects = loaded["intervention_effects"].to_pylist() if "intervention_effects" in loaded \
         else []
     graph = loaded.get("graph")
-    truth = Truth(
+    return Truth(
         ids=ids,
         event=_by_split(outcomes, "event"),
         true_risk=_by_split(outcomes, "true_risk"),
-        end_states=end_states,
+        end_states=ends,
         counterfactual=counterfactual,
         prior_direction={e["intervention"]: int(e["prior_direction"]) for e in effects},
         dgp_direction={e["intervention"]: int(e["dgp_direction"]) for e in effects},
@@ -91,4 +105,3 @@ def load_truth(d: Descriptor, variant: str, seed: int,
                                                  graph["target"].to_pylist(), strict=True)),
         nodes=tuple(loaded["nodes"]["node"].to_pylist()) if "nodes" in loaded else (),
     )
-    return LoadedTruth(truth, tuple(names))

@@ -11,8 +11,10 @@ Conventions (written out in docs/tasks.md):
   scores can overflow.
 - Top-K selection (RC-GNN's protocol): unordered pairs are ranked by the larger of their two
   directed scores; the first K are kept and each is oriented by its larger direction. Ties
-  are broken by node name (code-point order): equal pair scores rank the pair whose sorted
-  names come first higher, and an orientation tie points from the name-earlier node. Names
+  are broken by node name in code-point order (Python's ``sorted``; R's ``sort(method =
+  "radix")``, not a locale's collation, which puts lowercase first or ignores the
+  underscore): equal pair scores rank the pair whose sorted names come first higher, and an
+  orientation tie points from the name-earlier node. Names
   carry no causal order, so ties give no free information. Pairs with no score in either
   direction are never selected, so K larger than the scored pairs selects them all.
 - SHD (headline, as Tsamardinos et al. and gCastle): missing + extra + reversed, a reversed

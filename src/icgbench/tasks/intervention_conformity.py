@@ -85,7 +85,10 @@ METRICS = (
            "1/2 P(|delta| >= threshold), delta ~ N(0, 1/(6n))"),
     Metric("pehe", False, "Root mean squared error between predicted and true individual "
            "risk changes, over subjects and interventions (a missing intervention predicts "
-           "no change).", _random_pehe, 0.0, "sqrt(1/6 + mean true effect^2)"),
+           "no change).", _random_pehe, 0.0,
+           "sqrt(1/6 + m2), m2 = mean over test subjects i and interventions j of e_ij^2, "
+           "e_ij = counterfactual risk - true risk (1/6: the variance of the difference of "
+           "two independent uniform probabilities)"),
     Metric("ate_mae", False, "Mean over interventions of |predicted - true average risk "
            "change|.", _random_ate_mae, 0.0,
            "mean over interventions of E|N(-true delta, 1/(6n))|"),
