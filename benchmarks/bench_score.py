@@ -11,13 +11,21 @@ full risk_prediction submission, and times in the same run:
 
 Targets: the whole score within 3x of the floor and at least 15x faster than jsonschema.
 
+Then memory: ``icgbench validate`` and ``icgbench score`` run as commands on submissions of
+each size in ``--memory-sizes`` (default 1,000,000 and 10,000,000 subjects), with their
+wall time and peak RSS (sampled with psutil), and each one's growth relative to the
+smallest size (1.00 = linear). Target: under 1.5 GB at 1,000,000 subjects, and time and
+memory growing no worse than linearly.
+
     python benchmarks/bench_score.py [--n 1000000] [--repeats 3]
+                                     [--memory-sizes 1000000 10000000]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 import tempfile
 from pathlib import Path
 
@@ -26,6 +34,7 @@ import pyarrow as pa
 from jsonschema import Draft7Validator
 from sklearn.metrics import roc_auc_score
 
+from _memory import mb, measure
 from _timing import best_of
 from icgbench import contract
 from icgbench.generator import get_variant
@@ -75,11 +84,61 @@ def build_release(root: Path, n: int) -> list[str]:
 
 
 
+def write_submission(root: Path, ids: list[str], n: int) -> Path:
+    """A full risk_prediction submission for the bench release at ``root``."""
+    proba = np.random.default_rng(1).random(n).round(6).tolist()
+    doc = {"schema_version": "1.0", "data_version": DATA_VERSION, "tier": "small",
+           "variant": VARIANT, "variant_hash": get_variant(VARIANT).variant_hash,
+           "seed": SEED, "model": {"name": "bench", "version": "1", "language": "Python"},
+           "risk_prediction": {"subject_id": ids, "proba": proba}}
+    sub = root / "submission.json"
+    sub.write_text(json.dumps(doc))
+    return sub
+
+
+MEMORY_TARGET = int(1.5 * 1024**3)
+
+
+def memory(sizes: list[int]) -> None:
+    icgbench = str(Path(sys.executable).with_name("icgbench"))
+    print(f"\n{'command':<10}{'subjects':>12}{'file':>10}{'seconds':>9}{'peak RSS':>11}"
+          f"{'time x':>8}{'RSS x':>7}")
+    first: dict[str, tuple[int, float, int]] = {}
+    for n in sizes:
+        with tempfile.TemporaryDirectory() as tmp:
+            root = Path(tmp)
+            sub = write_submission(root, build_release(root, n), n)
+            for command in ("validate", "score"):
+                extra = ["--out", str(root / "report.json")] if command == "score" else []
+                run = measure([icgbench, command, str(sub), "--release", str(root),
+                               "--max-bytes", str(4 * sub.stat().st_size), *extra])
+                if run.returncode != 0:
+                    raise SystemExit(f"{command} failed at n = {n}: {run.stderr[-500:]}")
+                n0, t0, m0 = first.setdefault(command, (n, run.seconds,
+                                                        run.peak_tree_bytes))
+                target = "" if n != 1_000_000 else (
+                    "  ok" if run.peak_tree_bytes < MEMORY_TARGET else "  OVER 1.5 GB")
+                print(f"{command:<10}{n:>12,}{sub.stat().st_size / 1e6:>8.0f}MB"
+                      f"{run.seconds:>9.2f}{mb(run.peak_tree_bytes):>11}"
+                      f"{(run.seconds / t0) / (n / n0):>8.2f}"
+                      f"{(run.peak_tree_bytes / m0) / (n / n0):>7.2f}{target}")
+    print("time x, RSS x: per subject, relative to the smallest size (1.00 = linear, "
+          "below 1 = better than linear)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=1_000_000)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--memory-sizes", type=int, nargs="*",
+                        default=[1_000_000, 10_000_000])
     args = parser.parse_args()
+    timing(args)
+    if args.memory_sizes:
+        memory(args.memory_sizes)
+
+
+def timing(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         ids = build_release(root, args.n)

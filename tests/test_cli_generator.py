@@ -62,15 +62,16 @@ def test_generate_writes_every_table_and_names_the_folder(tmp_path):
                      "--n-subjects", "50", "--months", "12", "--out", str(out))
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip().splitlines()[-1] == (
-        f"wrote {len(table_names())} tables and cohort.json to {out}")
-    assert sorted(p.stem for p in out.glob("*.parquet")) == sorted(table_names())
+        f"wrote {len(table_names())} tables in 1 shard(s) and cohort.json to {out}")
+    assert sorted(p.name for p in out.iterdir() if p.is_dir()) == sorted(table_names())
     manifest = json.loads((out / "cohort.json").read_text())
     assert (manifest["variant"], manifest["seed"], manifest["frozen_release"]) == (
         "nonlinear_obs", 4, False)
-    assert set(manifest["files"]) == {f"{t}.parquet" for t in table_names()}
-    subjects = pq.read_table(out / "subjects.parquet")
-    assert subjects.num_rows == 50
-    months = set(pq.read_table(out / "observations.parquet")["visit_month"].to_pylist())
+    assert set(manifest["files"]) == {f"{t}/part-00000.parquet" for t in table_names()}
+    assert set(manifest["tables"]) == set(table_names())
+    subjects = pq.read_table(out / "subjects")
+    assert subjects.num_rows == manifest["tables"]["subjects"]["rows"] == 50
+    months = set(pq.read_table(out / "observations")["visit_month"].to_pylist())
     assert months == {0, 6, 12}
     assert not [p for p in tmp_path.iterdir() if "staging" in p.name]
 

@@ -1,20 +1,18 @@
-"""``icgbench generate``: simulate one cohort and write its tables as Parquet."""
+"""``icgbench generate``: simulate one cohort and write it as a partitioned Parquet dataset."""
 
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 from pathlib import Path
 
-from icgbench.atomic import replaced_dir
 from icgbench.cli._common import non_negative_int, positive_int, variant_arg
 from icgbench.errors import UsageError
+from icgbench.scheduling import DEFAULT, scheduler_arg
 
 log = logging.getLogger(__name__)
 
-#: Written last into every output folder: what it holds, and proof that it is complete.
-MANIFEST = "cohort.json"
+MANIFEST = "cohort.json"  # icgbench.dataset.MANIFEST, named here without importing numpy
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -22,9 +20,13 @@ def register(commands: argparse._SubParsersAction) -> None:
         "generate",
         help="simulate one cohort and write every table as Parquet (not the frozen release)",
         description="Simulate one (variant, seed) cohort, public tables and ground truth, "
-        f"and write each table as DIR/<table>.parquet plus DIR/{MANIFEST} (what the folder "
-        "holds, written last). DIR is replaced as a whole; an existing DIR must be empty or "
-        "an earlier output of this command.",
+        "and write it as a partitioned Parquet dataset: DIR/<table>/part-<shard>.parquet "
+        f"for every table, then DIR/{MANIFEST} (what the folder holds, with a content "
+        "digest per table, written last). The cohort is simulated in blocks of 32,768 "
+        "subjects per split, so memory stays bounded whatever its size, and split into "
+        "--shards tasks that run on --jobs processes or a Dask cluster; the content does "
+        "not depend on either. DIR is replaced as a whole; an existing DIR must be empty "
+        "or an earlier output of this command.",
     )
     p.add_argument("--variant", required=True, help="registered variant name")
     p.add_argument("--seed", required=True, type=non_negative_int, help="cohort seed (>= 0)")
@@ -32,44 +34,53 @@ def register(commands: argparse._SubParsersAction) -> None:
                    help="total subjects, split 60/20/20 (default: the variant's sizes)")
     p.add_argument("--months", type=positive_int, default=None,
                    help="follow-up in months (default: the variant's)")
+    p.add_argument("--shards", type=positive_int, default=None,
+                   help="tasks (and part files per table) to split the cohort into, at most "
+                   "one per block (default: one per --jobs, as many as there are blocks)")
+    p.add_argument("--jobs", type=positive_int, default=1,
+                   help="worker processes (default 1)")
+    p.add_argument("--scheduler", type=scheduler_arg, default=DEFAULT,
+                   help="where shards run: processes (default), local (a Dask LocalCluster "
+                   "of --jobs workers) or tcp://HOST:PORT (a running Dask scheduler whose "
+                   "workers see DIR)")
     p.add_argument("--out", required=True, type=Path, help="output folder")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    import pyarrow.parquet as pq
-
-    from icgbench.generator import simulate
-    from icgbench.generator.memory import fits
-    from icgbench.generator.simulate import split_sizes
-    from icgbench.release.encode import sha256_file
-    from icgbench.summary import cohort_summary
+    from icgbench.atomic import replaced_dir
+    from icgbench.dataset import Request, ShardJob, block_count, finish, plan, write_shard
+    from icgbench.generator.memory import disk_problem, fits
+    from icgbench.generator.simulate import check_request, split_sizes
+    from icgbench.progress import track
+    from icgbench.scheduling import run_tasks
 
     variant = variant_arg(args.variant)
     months = args.months or variant.months
     try:
-        n_subjects = sum(split_sizes(variant, args.n_subjects).values())
+        sizes = split_sizes(variant, args.n_subjects)
+        check_request(variant, args.seed, sizes, months)
+        request = Request(variant.name, args.seed, sizes, months)
+        shards = plan(request, args.shards or min(args.jobs, block_count(request)))
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    if (problem := fits(n_subjects, months)) is not None:
-        raise UsageError(problem)
-    log.info("simulating %s seed %d: %d subjects, %d months", variant.name, args.seed,
-             n_subjects, months)
-    try:
-        cohort = simulate(variant, args.seed, n_subjects=args.n_subjects, months=args.months)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
+    log.info("simulating %s seed %d: %d subjects, %d months, %d shard(s)", variant.name,
+             args.seed, sum(sizes.values()), months, len(shards))
     with replaced_dir(args.out, "generate", marker=MANIFEST) as stage:
-        files = {}
-        for name, table in cohort.tables.items():
-            log.info("writing %s.parquet (%d rows)", name, table.num_rows)
-            pq.write_table(table, stage / f"{name}.parquet", compression="zstd")
-            files[f"{name}.parquet"] = {"rows": table.num_rows,
-                                        "sha256": sha256_file(stage / f"{name}.parquet")[0]}
-        manifest = {"variant": variant.name, "variant_hash": variant.variant_hash,
-                    "seed": args.seed, "months": cohort.months, "sizes": cohort.sizes,
-                    "frozen_release": False, "files": files}
-        (stage / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n")
-    print(cohort_summary(cohort))
-    print(f"wrote {len(cohort.tables)} tables and {MANIFEST} to {args.out}")
+        largest_block = min(max(sizes.values()), request.block_size)
+        problem = (disk_problem(sum(sizes.values()), months, stage)
+                   or fits(largest_block * min(args.jobs, len(shards)), months))
+        if problem is not None:
+            raise UsageError(problem)
+        jobs = [ShardJob(request, i, blocks, str(stage)) for i, blocks in enumerate(shards)]
+        with run_tasks(write_shard, jobs, args.scheduler, args.jobs) as results:
+            done = list(track(results, len(jobs), "generating shards"))
+        manifest = finish(stage, request, len(jobs), done)
+    s = manifest["summary"]
+    split_text = ", ".join(f"{k} {v}" for k, v in sizes.items())
+    print(f"{variant.name} ({variant.variant_hash}) seed {args.seed}: {s['subjects']} subjects "
+          f"({split_text}), train event rate {s['train_event_rate']:.3f}, masked fraction "
+          f"{s['masked_fraction']:.3f}")
+    print(f"wrote {len(manifest['tables'])} tables in {len(jobs)} shard(s) and {MANIFEST} to "
+          f"{args.out}")
     return 0

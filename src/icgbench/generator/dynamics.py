@@ -85,13 +85,14 @@ def simulate_dynamics(
     scales: np.ndarray,
     risk_scale: RiskScale | None,
     risk_beta: np.ndarray,
+    block: int = 0,
 ) -> Trajectories:
     """Run the recurrence for ``months`` months for every run in ``scales`` (runs, S)."""
     n, runs = pop.n, scales.shape[0]
     vh = variant.variant_hash
 
     def rng(purpose: str) -> np.random.Generator:
-        return stream(vh, seed, pop.split, purpose)
+        return stream(vh, seed, pop.split, purpose, block)
 
     sigma = mech.DOSE_PULSE_LOG_SD
     pulses = np.exp(sigma * rng("dose_pulses").standard_normal((n, months)) - sigma**2 / 2)

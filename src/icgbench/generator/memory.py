@@ -1,4 +1,4 @@
-"""How much memory simulating one cohort needs, and whether this machine has it.
+"""How much memory and disk generating a cohort needs, and whether this machine has it.
 
 Simulation holds every subject-month of the factual and intervened runs at once, so its
 peak memory grows with subjects x months. The estimate is an upper bound measured with
@@ -52,7 +52,7 @@ def available_bytes() -> int | None:
 
 
 def _gb(n: float) -> str:
-    return f"{n / 1024**3:,.1f} GB"
+    return f"{n / 1024**3:,.1f} GB" if n >= 1024**3 / 10 else f"{n / 1024**2:,.1f} MB"
 
 
 def fits(n_subjects: int, months: int) -> str | None:
@@ -61,6 +61,34 @@ def fits(n_subjects: int, months: int) -> str | None:
     have = available_bytes()
     if have is None or need <= have:
         return None
-    return (f"a cohort of {n_subjects:,} subjects x {months} months needs about {_gb(need)} "
-            f"of memory to simulate; this machine has {_gb(have)} available. Use fewer "
-            "subjects or months.")
+    return (f"simulating {n_subjects:,} subjects x {months} months at once needs about "
+            f"{_gb(need)} of memory; this machine has {_gb(have)} available. Use fewer "
+            "subjects, months or jobs.")
+
+
+#: Bytes a generated cohort takes on disk (every table, zstd Parquet), per subject and per
+#: subject-month, measured on `icgbench generate` outputs and rounded up.
+DISK_BYTES_PER_SUBJECT = 1024
+DISK_BYTES_PER_SUBJECT_MONTH = 64
+
+
+def disk_bytes(n_subjects: int, months: int) -> int:
+    """Upper estimate of the size of a generated cohort's dataset."""
+    return n_subjects * (DISK_BYTES_PER_SUBJECT + DISK_BYTES_PER_SUBJECT_MONTH * months)
+
+
+def disk_problem(n_subjects: int, months: int, out: Path) -> str | None:
+    """None when the dataset fits on the disk holding ``out``; else a sentence why not."""
+    import shutil
+
+    folder = Path(out).absolute()
+    try:
+        free = shutil.disk_usage(folder).free
+    except OSError:
+        return None
+    need = disk_bytes(n_subjects, months)
+    if need <= free:
+        return None
+    return (f"a cohort of {n_subjects:,} subjects x {months} months takes about {_gb(need)} "
+            f"on disk; {folder} has {_gb(free)} free. Use fewer subjects or months, or "
+            "another --out.")

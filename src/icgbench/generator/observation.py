@@ -74,14 +74,17 @@ def _omics(
 
 
 def _site_shift(
-    variant: Variant, rng: np.random.Generator, tx: np.ndarray, epi: np.ndarray
+    variant: Variant, calibration: np.random.Generator, noise: np.random.Generator,
+    tx: np.ndarray, epi: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The target site's omics: every module recalibrated (:mod:`.site`), plus extra noise
-    per reading that only a model's weighting of the omics can absorb."""
+    """The target site's omics: every module recalibrated (:mod:`.site`; the draws of the
+    cohort's site, from ``calibration``), plus extra noise per reading (from ``noise``) that
+    only a model's weighting of the omics can absorb. In block 0 both are one stream: the
+    calibration draws come first."""
     k = tx.shape[2]
-    values = recalibrated(np.concatenate([tx, epi], axis=2), rng,
+    values = recalibrated(np.concatenate([tx, epi], axis=2), calibration,
                           variant.target_site_gain_log_sd, variant.target_site_offset_sd)
-    values = values + variant.target_site_noise_sd * rng.standard_normal(values.shape)
+    values = values + variant.target_site_noise_sd * noise.standard_normal(values.shape)
     return values[:, :, :k], values[:, :, k:]
 
 
@@ -92,13 +95,14 @@ def observe(
     traj: Trajectories,
     risk_scale: RiskScale,
     visit_months: tuple[int, ...],
+    block: int = 0,
 ) -> Observations:
     """Measure every modality at ``visit_months`` and draw the masks."""
     n = pop.n
     vh = variant.variant_hash
 
     def rng(purpose: str) -> np.random.Generator:
-        return stream(vh, seed, pop.split, purpose)
+        return stream(vh, seed, pop.split, purpose, block)
 
     rows = [traj.months.index(m) for m in visit_months]
     states = traj.states[rows]  # (V, S, n)
@@ -111,7 +115,9 @@ def observe(
     tx = _omics(variant, z, w_tx, rng("noise_transcriptomic"))
     epi = _omics(variant, z, w_epi, rng("noise_epigenomic"))
     if SPLIT_DOMAIN.get(pop.split) == "target":
-        tx, epi = _site_shift(variant, rng("site_shift"), tx, epi)
+        calibration = stream(vh, seed, pop.split, "site_shift")  # one draw per cohort
+        noise = calibration if block == 0 else rng("site_shift")
+        tx, epi = _site_shift(variant, calibration, noise, tx, epi)
     decades = (pop.age - mech.AGE_CENTER) / 10.0
     for module, slope in mech.AGE_CLOCK_MODULES.items():
         epi[:, :, EPIGENOMIC_MODULES.index(module)] += slope * decades[:, None]

@@ -1,7 +1,7 @@
 """Subjects before follow-up: covariates, host susceptibility and exposures.
 
-Draws are subject-major, one stream per purpose (see :mod:`.streams`), so the first k
-subjects of a split do not depend on how many are drawn.
+Draws are subject-major, one stream per purpose and block (see :mod:`.streams`), so the
+first k subjects of a block do not depend on how many are drawn.
 """
 
 from __future__ import annotations
@@ -82,13 +82,14 @@ def sample_mixture(variant: Variant, rng: np.random.Generator, n: int,
     return rng.dirichlet(np.full(k, concentration), size=n)
 
 
-def sample_population(variant: Variant, seed: int, split: str, n: int) -> Population:
-    """Draw ``n`` subjects of one split."""
+def sample_population(variant: Variant, seed: int, split: str, n: int, block: int = 0
+                      ) -> Population:
+    """Draw ``n`` subjects of one block of a split."""
     vh = variant.variant_hash
     target = SPLIT_DOMAIN.get(split, "source") == "target"
 
     def rng(purpose: str) -> np.random.Generator:
-        return stream(vh, seed, split, purpose)
+        return stream(vh, seed, split, purpose, block)
 
     covariates = rng("covariates").random((n, 2))
     age = np.round(mech.AGE_RANGE[0] + (mech.AGE_RANGE[1] - mech.AGE_RANGE[0]) * covariates[:, 0])
@@ -105,8 +106,9 @@ def sample_population(variant: Variant, seed: int, split: str, n: int) -> Popula
     profile = mixture @ mech.ARCHETYPE_PROFILES
     assay = profile + mech.ASSAY_NOISE_SD * rng("assay").standard_normal((n, len(KCCS)))
     if target:
-        assay = recalibrated(assay, rng("site_assay"), variant.target_assay_gain_log_sd,
-                             variant.target_assay_offset_sd)
+        # the site's calibration is one draw per cohort: block 0's stream for every block
+        assay = recalibrated(assay, stream(vh, seed, split, "site_assay"),
+                             variant.target_assay_gain_log_sd, variant.target_assay_offset_sd)
     assay = np.clip(assay, 0.0, 1.0)
     spread = mech.ACTIVATION_LOG_SD * variant.host_sd_multiplier
     modulation = np.exp(spread * rng("activation").standard_normal((n, len(KCCS))))

@@ -8,6 +8,7 @@ import numpy as np
 import pyarrow as pa
 
 from icgbench.generator import mechanism as mech
+from icgbench.generator.blocks import BLOCK_SIZE, Block, add_in_order, split_blocks
 from icgbench.generator.dynamics import Trajectories, event_probability, simulate_dynamics
 from icgbench.generator.interventions import (
     INTERVENTIONS,
@@ -41,8 +42,8 @@ from icgbench.vocabulary import (
 
 
 @dataclass(frozen=True)
-class SplitResult:
-    """Everything simulated for one split, before it is laid out as tables."""
+class BlockResult:
+    """Everything simulated for one block of a split, before it is laid out as tables."""
 
     split: str
     ids: np.ndarray
@@ -51,6 +52,12 @@ class SplitResult:
     risk: np.ndarray  # (runs, n): factual first, then one row per intervention
     event: np.ndarray
     observations: Observations
+
+    def effect_sums(self) -> np.ndarray:
+        """Per intervention, the block's sum of (intervened - factual) risk (held-out
+        splits only; empty for train)."""
+        return np.array([np.add.reduce(self.risk[r] - self.risk[0])
+                         for r in range(1, self.risk.shape[0])])
 
 
 @dataclass(frozen=True)
@@ -75,20 +82,41 @@ def split_sizes(variant: Variant, n_subjects: int | None) -> dict[str, int]:
     return {"train": n_subjects - test - target, "test": test, "target_test": target}
 
 
-def _simulate_split(
-    variant: Variant, seed: int, split: str, n: int, months: int, visits: tuple[int, ...]
-) -> SplitResult:
+def simulate_block(
+    variant: Variant, seed: int, block: Block, months: int, visits: tuple[int, ...]
+) -> BlockResult:
+    """Simulate one block of subjects (:mod:`.blocks`): it needs no other block."""
+    split, n = block.split, block.n
     scale = reference_scale(variant, months)
     beta = mech.risk_coefficients(variant.flipped_signs)
-    pop = sample_population(variant, seed, split, n)
+    pop = sample_population(variant, seed, split, n, block.index)
     names = [] if split == "train" else intervention_names()
     record = tuple(sorted(set(visits) | {months}))
-    traj = simulate_dynamics(variant, seed, pop, months, record, scale_matrix(names), scale, beta)
+    traj = simulate_dynamics(variant, seed, pop, months, record, scale_matrix(names), scale,
+                             beta, block.index)
     risk = event_probability(traj.hazard_sum, scale.intercept)
-    event = stream(variant.variant_hash, seed, split, "event").random(n) < risk[0]
-    obs = observe(variant, seed, pop, traj, scale, visits)
-    ids = np.array([f"{SPLIT_ID_PREFIX[split]}{i:06d}" for i in range(1, n + 1)], dtype=object)
-    return SplitResult(split, ids, pop, traj, risk, event, obs)
+    event = stream(variant.variant_hash, seed, split, "event", block.index).random(n) < risk[0]
+    obs = observe(variant, seed, pop, traj, scale, visits, block.index)
+    ids = np.array([f"{SPLIT_ID_PREFIX[split]}{i:06d}" for i in range(block.start + 1,
+                                                                       block.stop + 1)],
+                   dtype=object)
+    return BlockResult(split, ids, pop, traj, risk, event, obs)
+
+
+def check_request(variant: Variant, seed: int, sizes: dict[str, int], months: int) -> None:
+    """Raise ValueError for a seed, size or follow-up no cohort can have."""
+    if seed < 0:
+        raise ValueError(f"seed must be non-negative, got {seed}")
+    if months < 1:
+        raise ValueError(f"months must be at least 1, got {months}")
+    for split in SPLITS:
+        if sizes.get(split, 0) < 1:
+            raise ValueError(f"split {split!r} needs at least one subject, got {sizes.get(split)}")
+
+
+def visit_months(variant: Variant, months: int) -> tuple[int, ...]:
+    """The variant's visits within a follow-up of ``months``."""
+    return tuple(m for m in variant.visit_months if m <= months)
 
 
 def simulate(
@@ -98,34 +126,35 @@ def simulate(
     n_subjects: int | None = None,
     sizes: dict[str, int] | None = None,
     months: int | None = None,
+    block_size: int = BLOCK_SIZE,
 ) -> Cohort:
-    """Simulate one cohort of ``variant`` with ``seed``.
+    """Simulate one cohort of ``variant`` with ``seed``, in memory.
 
     ``sizes`` ({split: n}) or ``n_subjects`` (split 60/20/20) override the variant's
-    default sizes; ``months`` overrides its follow-up (visits beyond it are dropped).
+    default sizes; ``months`` overrides its follow-up (visits beyond it are dropped). The
+    cohort is simulated block by block (:mod:`.blocks`); :mod:`.shards` writes one too large
+    to hold in memory.
     """
     if isinstance(variant, str):
         variant = get_variant(variant)
-    if seed < 0:
-        raise ValueError(f"seed must be non-negative, got {seed}")
     months = variant.months if months is None else months
-    if months < 1:
-        raise ValueError(f"months must be at least 1, got {months}")
     if sizes is None:
         sizes = split_sizes(variant, n_subjects)
-    for split in SPLITS:
-        if sizes.get(split, 0) < 1:
-            raise ValueError(f"split {split!r} needs at least one subject, got {sizes.get(split)}")
-    visits = tuple(m for m in variant.visit_months if m <= months)
-    parts = [_simulate_split(variant, seed, s, sizes[s], months, visits) for s in SPLITS]
-    tables = _tables(variant, parts, months)
-    return Cohort(variant, seed, months, dict(sizes), tables)
+    check_request(variant, seed, sizes, months)
+    visits = visit_months(variant, months)
+    parts = [simulate_block(variant, seed, b, months, visits)
+             for b in split_blocks(sizes, block_size)]
+    effects = {split: add_in_order([p.effect_sums() for p in parts if p.split == split])
+               for split in HELD_OUT}
+    tables = {**subject_tables(parts), **cohort_tables(variant, months, effects,
+                                                        {s: sizes[s] for s in HELD_OUT})}
+    return Cohort(variant, seed, months, dict(sizes), {t: tables[t] for t in TABLE_ORDER})
 
 
 # --- table layout ------------------------------------------------------------------------
 
 
-def _concat(parts: list[SplitResult], get) -> np.ndarray:
+def _concat(parts: list[BlockResult], get) -> np.ndarray:
     return np.concatenate([get(p) for p in parts])
 
 
@@ -134,7 +163,7 @@ def _round(values: np.ndarray, decimals: int = mech.PUBLISHED_DECIMALS) -> np.nd
     return np.round(values, decimals)
 
 
-def _subjects(parts: list[SplitResult]) -> pa.Table:
+def _subjects(parts: list[BlockResult]) -> pa.Table:
     cols: dict[str, object] = {
         "subject_id": _concat(parts, lambda p: p.ids),
         "split": _concat(parts, lambda p: np.full(len(p.ids), p.split, dtype=object)),
@@ -167,7 +196,7 @@ def _repeat(ids: np.ndarray, times: int) -> pa.Array:
     return pa.array(ids, type=pa.string()).take(np.repeat(np.arange(len(ids)), times))
 
 
-def _observations(parts: list[SplitResult]) -> tuple[pa.Table, pa.Table]:
+def _observations(parts: list[BlockResult]) -> tuple[pa.Table, pa.Table]:
     features = feature_columns()
     nm = len(MODALITIES)
     ids = pa.concat_arrays([_repeat(p.ids, len(p.observations.visit_months)) for p in parts])
@@ -199,12 +228,12 @@ def _observations(parts: list[SplitResult]) -> tuple[pa.Table, pa.Table]:
     return pa.table(obs), pa.table(masks)
 
 
-def _rows(p: SplitResult) -> int:
+def _rows(p: BlockResult) -> int:
     """Number of (subject, visit) rows of one split."""
     return len(p.ids) * len(p.observations.visit_months)
 
 
-def _states(parts: list[SplitResult], with_split: bool) -> pa.Table:
+def _states(parts: list[BlockResult], with_split: bool) -> pa.Table:
     cols: dict[str, list[np.ndarray]] = {"subject_id": [], "split": [], "month": []}
     for name in (*STATES, RISK_STATE):
         cols[name] = []
@@ -244,45 +273,83 @@ def _structural_prior(equation: PriorEquation) -> pa.Table:
     )
 
 
-def _tables(variant: Variant, parts: list[SplitResult], months: int) -> dict[str, pa.Table]:
-    by_split = {p.split: p for p in parts}
-    train, held_out = by_split["train"], [by_split["test"], by_split["target_test"]]
-    names = intervention_names()
+#: Tables with a row per subject (or subject-visit), built from any run of blocks.
+TRAIN_TABLES = ("train_outcomes", "train_states")
+HELD_OUT_TABLES = ("test_outcomes", "test_states", "counterfactual_risks")
+#: Tables of the cohort as a whole (small): the registry, the prior, the graph, the effects.
+COHORT_TABLES = ("interventions", "structural_prior", "nodes", "intervention_effects",
+                 "graph")
+#: The order of ``Cohort.tables``.
+TABLE_ORDER = ("subjects", "observations", "masks", "train_outcomes", "train_states",
+               "interventions", "structural_prior", "nodes", "test_outcomes", "test_states",
+               "kcc_activations", "host_latents", "counterfactual_risks",
+               "intervention_effects", "graph")
+HELD_OUT = ("test", "target_test")
+
+
+def _split_column(parts: list[BlockResult]) -> np.ndarray:
+    return _concat(parts, lambda p: np.full(len(p.ids), p.split, dtype=object))
+
+
+def subject_tables(parts: list[BlockResult]) -> dict[str, pa.Table]:
+    """The per-subject tables of a run of blocks, in release order; a table none of the
+    blocks has rows for (e.g. ``test_outcomes`` of train blocks) is left out."""
+    train = [p for p in parts if p.split == "train"]
+    held_out = [p for p in parts if p.split in HELD_OUT]
     obs, masks = _observations(parts)
+    tables = {"subjects": _subjects(parts), "observations": obs, "masks": masks}
+    if train:
+        tables["train_outcomes"] = pa.table(
+            {"subject_id": _concat(train, lambda p: p.ids),
+             "event": _concat(train, lambda p: p.event.astype(np.int64))})
+        tables["train_states"] = _states(train, with_split=False)
+    if held_out:
+        tables["test_outcomes"] = pa.table({
+            "subject_id": _concat(held_out, lambda p: p.ids),
+            "split": _split_column(held_out),
+            "event": _concat(held_out, lambda p: p.event.astype(np.int64)),
+            "true_risk": _round(_concat(held_out, lambda p: p.risk[0])),
+        })
+        tables["test_states"] = _states(held_out, with_split=True)
+    tables["kcc_activations"] = pa.table(
+        {"subject_id": _concat(parts, lambda p: p.ids)}
+        | {k: _round(_concat(parts, lambda p, j=j: p.population.activation[:, j]))
+           for j, k in enumerate(KCCS)})
+    tables["host_latents"] = pa.table(
+        {"subject_id": _concat(parts, lambda p: p.ids)}
+        | {t: _round(_concat(parts, lambda p, j=j: p.population.host[:, j]))
+           for j, t in enumerate(HOST_TRAITS)}
+        | {FRAILTY: _round(_concat(parts, lambda p: p.trajectories.frailty))})
+    if held_out:
+        cf: dict[str, object] = {
+            "subject_id": _concat(held_out, lambda p: p.ids),
+            "split": _split_column(held_out),
+            "risk": _round(_concat(held_out, lambda p: p.risk[0])),
+        }
+        for r, name in enumerate(intervention_names(), start=1):
+            cf[f"risk__{name}"] = _round(_concat(held_out, lambda p, r=r: p.risk[r]))
+        tables["counterfactual_risks"] = pa.table(cf)
+    return tables
 
-    cf: dict[str, object] = {
-        "subject_id": _concat(held_out, lambda p: p.ids),
-        "split": _concat(held_out, lambda p: np.full(len(p.ids), p.split, dtype=object)),
-        "risk": _round(_concat(held_out, lambda p: p.risk[0])),
-    }
-    for r, name in enumerate(names, start=1):
-        cf[f"risk__{name}"] = _round(_concat(held_out, lambda p, r=r: p.risk[r]))
 
-    def mean_effect(p: SplitResult, r: int) -> float:
-        return float(np.mean(p.risk[r] - p.risk[0]))
-
+def cohort_tables(variant: Variant, months: int, effect_sums: dict[str, np.ndarray],
+                  held_out_sizes: dict[str, int]) -> dict[str, pa.Table]:
+    """The cohort-level tables; ``effect_sums`` is, per held-out split, each intervention's
+    sum of risk changes over the split's subjects (added in block order)."""
+    names = intervention_names()
+    mean = {s: effect_sums[s] / held_out_sizes[s] for s in HELD_OUT}
     effects = {
         "intervention": names,
         "prior_direction": [prior_direction(n) for n in names],
-        "dgp_direction": [int(np.sign(mean_effect(by_split["test"], r)))
-                          for r in range(1, len(names) + 1)],
-        "mean_effect": [round(mean_effect(by_split["test"], r), mech.PUBLISHED_DECIMALS)
-                        for r in range(1, len(names) + 1)],
-        "mean_effect_target": [round(mean_effect(by_split["target_test"], r),
-                                     mech.PUBLISHED_DECIMALS)
-                               for r in range(1, len(names) + 1)],
+        "dgp_direction": [int(np.sign(m)) for m in mean["test"]],
+        "mean_effect": [round(float(m), mech.PUBLISHED_DECIMALS) for m in mean["test"]],
+        "mean_effect_target": [round(float(m), mech.PUBLISHED_DECIMALS)
+                               for m in mean["target_test"]],
     }
     registry = [(n, s, sc) for n in names for s, sc in INTERVENTIONS[n].items()]
     edges = mech.true_edges(variant.flipped_signs)
     nodes = mech.graph_nodes()
     return {
-        "subjects": _subjects(parts),
-        "observations": obs,
-        "masks": masks,
-        "train_outcomes": pa.table(
-            {"subject_id": train.ids, "event": train.event.astype(np.int64)}
-        ),
-        "train_states": _states([train], with_split=False),
         "interventions": pa.table(
             {
                 "intervention": [r[0] for r in registry],
@@ -293,27 +360,6 @@ def _tables(variant: Variant, parts: list[SplitResult], months: int) -> dict[str
         ),
         "structural_prior": _structural_prior(prior_equation(variant, months)),
         "nodes": pa.table({"node": [n for n, _ in nodes], "kind": [k for _, k in nodes]}),
-        "test_outcomes": pa.table(
-            {
-                "subject_id": _concat(held_out, lambda p: p.ids),
-                "split": _concat(held_out, lambda p: np.full(len(p.ids), p.split, dtype=object)),
-                "event": _concat(held_out, lambda p: p.event.astype(np.int64)),
-                "true_risk": _round(_concat(held_out, lambda p: p.risk[0])),
-            }
-        ),
-        "test_states": _states(held_out, with_split=True),
-        "kcc_activations": pa.table(
-            {"subject_id": _concat(parts, lambda p: p.ids)}
-            | {k: _round(_concat(parts, lambda p, j=j: p.population.activation[:, j]))
-               for j, k in enumerate(KCCS)}
-        ),
-        "host_latents": pa.table(
-            {"subject_id": _concat(parts, lambda p: p.ids)}
-            | {t: _round(_concat(parts, lambda p, j=j: p.population.host[:, j]))
-               for j, t in enumerate(HOST_TRAITS)}
-            | {FRAILTY: _round(_concat(parts, lambda p: p.trajectories.frailty))}
-        ),
-        "counterfactual_risks": pa.table(cf),
         "intervention_effects": pa.table(effects),
         "graph": pa.table(
             {

@@ -1,0 +1,75 @@
+"""Where independent tasks run: in this process, a process pool, or a Dask cluster.
+
+``--scheduler`` names it: ``processes`` (the default: this process for one job, a pool of
+``--jobs`` processes otherwise), ``local`` (a ``dask.distributed`` LocalCluster of ``--jobs``
+single-threaded worker processes) or ``tcp://HOST:PORT`` (a running Dask scheduler; its
+workers need the same ``icgbench`` install and must see the output folder). Results come
+back as tasks finish; what a task computes never depends on where it ran.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from typing import Any, TypeVar
+
+from icgbench.errors import UsageError
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+DEFAULT = "processes"
+LOCAL = "local"
+DASK_HINT = "pip install 'icgbench[dask]'"
+
+
+def scheduler_arg(text: str) -> str:
+    """argparse type: ``processes``, ``local`` or ``tcp://HOST:PORT``."""
+    import argparse
+
+    if text in (DEFAULT, LOCAL) or (text.startswith("tcp://") and len(text) > len("tcp://")):
+        return text
+    raise argparse.ArgumentTypeError(
+        f"expected {DEFAULT}, {LOCAL} or tcp://HOST:PORT, got {text!r}")
+
+
+def _dask_client(scheduler: str, jobs: int) -> Any:
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise UsageError(f"--scheduler {scheduler} needs dask.distributed: {DASK_HINT}"
+                         ) from None
+    if scheduler == LOCAL:
+        cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True,
+                               dashboard_address=":0")
+        return Client(cluster), cluster
+    try:
+        return Client(scheduler, timeout="10s"), None
+    except (OSError, TimeoutError) as exc:
+        raise UsageError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
+
+
+@contextlib.contextmanager
+def run_tasks(fn: Callable[[T], R], items: Iterable[T], scheduler: str = DEFAULT,
+              jobs: int = 1) -> Iterator[Iterator[R]]:
+    """Yield an iterator over ``fn(item)`` for every item, in the order tasks finish."""
+    items = list(items)
+    if scheduler == DEFAULT and (jobs <= 1 or len(items) <= 1):
+        yield (fn(i) for i in items)
+        return
+    if scheduler == DEFAULT:
+        with ProcessPoolExecutor(max_workers=min(jobs, len(items))) as pool:
+            futures = [pool.submit(fn, i) for i in items]
+            yield (f.result() for f in as_completed(futures))
+        return
+    client, cluster = _dask_client(scheduler, jobs)
+    try:
+        from distributed import as_completed as dask_completed
+
+        futures = client.map(fn, items, pure=False)
+        yield (f.result() for f in dask_completed(futures))
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()

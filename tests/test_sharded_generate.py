@@ -1,0 +1,139 @@
+"""`icgbench generate` writes a partitioned dataset whose content ignores shards and workers."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.dataset as ds
+import pyarrow.parquet as pq
+import pytest
+
+from icgbench import contract
+from icgbench.cli import main
+from icgbench.dataset import Request, ShardJob, finish, plan, write_shard
+from icgbench.generator import get_variant, simulate
+from icgbench.generator.blocks import split_blocks
+from icgbench.generator.simulate import split_sizes
+from icgbench.release.encode import conform
+from icgbench.scheduling import run_tasks
+
+VARIANT = "partial_observability"  # target site, masks on every modality
+REQUEST = Request(VARIANT, 5, split_sizes(get_variant(VARIANT), 3000), 12, block_size=500)
+
+
+def _write(folder: Path, shards: int, scheduler: str = "processes", jobs: int = 1) -> dict:
+    folder.mkdir()
+    work = [ShardJob(REQUEST, i, b, str(folder)) for i, b in enumerate(plan(REQUEST, shards))]
+    with run_tasks(write_shard, work, scheduler, jobs) as results:
+        return finish(folder, REQUEST, shards, list(results))
+
+
+def _digests(manifest: dict) -> dict[str, str]:
+    return {t: m["content_digest"] for t, m in manifest["tables"].items()}
+
+
+def _table(folder: Path, name: str) -> pa.Table:
+    return ds.dataset(folder / name, format="parquet").to_table()
+
+
+@pytest.fixture(scope="module")
+def one_shard(tmp_path_factory) -> tuple[Path, dict]:
+    folder = tmp_path_factory.mktemp("sharded") / "one"
+    return folder, _write(folder, 1)
+
+
+def test_blocks_cover_each_split_once_in_order():
+    blocks = split_blocks({"train": 1200, "test": 400, "target_test": 400}, 500)
+    assert [(b.split, b.index, b.start, b.stop) for b in blocks] == [
+        ("train", 0, 0, 500), ("train", 1, 500, 1000), ("train", 2, 1000, 1200),
+        ("test", 0, 0, 400), ("target_test", 0, 0, 400)]
+
+
+def test_shards_deal_contiguous_runs_of_blocks():
+    shards = plan(REQUEST, 3)
+    flat = [b for s in shards for b in s]
+    assert flat == split_blocks(REQUEST.sizes, REQUEST.block_size)
+    assert sorted(len(s) for s in shards) in ([2, 3, 3], [3, 3, 2], [2, 2, 4])
+    with pytest.raises(ValueError, match="between 1 and 8"):
+        plan(REQUEST, 9)
+
+
+def test_the_dataset_is_the_cohort_simulate_gives(one_shard):
+    folder, manifest = one_shard
+    cohort = simulate(VARIANT, REQUEST.seed, sizes=REQUEST.sizes, months=REQUEST.months,
+                      block_size=REQUEST.block_size)
+    for name, table in cohort.tables.items():
+        expected = conform(table, contract.table_schema(name), name)
+        assert _table(folder, name).equals(expected), name
+        assert manifest["tables"][name]["rows"] == table.num_rows
+
+
+@pytest.mark.parametrize("shards", [3, 8])
+def test_any_shard_count_gives_the_same_content(shards, one_shard, tmp_path):
+    base, manifest = one_shard
+    again = _write(tmp_path / "d", shards)
+    assert _digests(again) == _digests(manifest)
+    assert len(again["tables"]["observations"]["parts"]) == shards
+    for name in ("observations", "test_states", "intervention_effects"):
+        assert _table(tmp_path / "d", name).equals(_table(base, name)), name
+
+
+def test_more_blocks_change_only_the_blocks_beyond_the_first(one_shard):
+    """Block 0 keeps the streams of an unblocked split: the frozen cohorts stay as they were."""
+    folder, _ = one_shard
+    whole = simulate(VARIANT, REQUEST.seed, sizes=REQUEST.sizes, months=REQUEST.months)
+    first = _table(folder, "subjects").slice(0, REQUEST.block_size)
+    expected = conform(whole.tables["subjects"], contract.table_schema("subjects"), "subjects")
+    assert first.equals(expected.slice(0, REQUEST.block_size))
+    assert not _table(folder, "subjects").equals(expected)
+
+
+def test_intervention_effects_sum_blocks_in_order(one_shard):
+    folder, _ = one_shard
+    cf = _table(folder, "counterfactual_risks").to_pandas()
+    effects = _table(folder, "intervention_effects").to_pandas().set_index("intervention")
+    for split, column in (("test", "mean_effect"), ("target_test", "mean_effect_target")):
+        rows = cf[cf.split == split]
+        for name, value in effects[column].items():
+            unrounded = np.mean(rows[f"risk__{name}"].to_numpy() - rows["risk"].to_numpy())
+            assert abs(value - unrounded) < 2e-6  # risks are published to 6 decimals
+
+
+def test_a_real_dask_cluster_gives_the_same_content(one_shard, tmp_path):
+    import distributed
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=":0") as cluster:
+        manifest = _write(tmp_path / "dask", 4, cluster.scheduler_address, 2)
+    assert _digests(manifest) == _digests(one_shard[1])
+
+
+def test_the_cli_on_a_local_cluster_matches_one_shard(tmp_path, capsys):
+    args = ["generate", "--variant", "linear_lowhet", "--seed", "2", "--n-subjects", "300",
+            "--months", "12"]
+    assert main([*args, "--out", str(tmp_path / "a")]) == 0
+    assert main([*args, "--shards", "3", "--scheduler", "local", "--jobs", "2", "--out",
+                 str(tmp_path / "b")]) == 0
+    out = capsys.readouterr().out.strip().splitlines()
+    assert out[-1] == f"wrote 15 tables in 3 shard(s) and cohort.json to {tmp_path / 'b'}"
+    a, b = (json.loads((tmp_path / x / "cohort.json").read_text()) for x in "ab")
+    assert _digests(a) == _digests(b) and (a["shards"], b["shards"]) == (1, 3)
+    for manifest, folder in ((a, tmp_path / "a"), (b, tmp_path / "b")):
+        for rel, meta in manifest["files"].items():
+            assert pq.read_metadata(folder / rel).num_rows == meta["rows"], rel
+
+
+def test_duckdb_and_dask_dataframe_read_the_dataset(one_shard):
+    import dask.dataframe as dd
+    import duckdb
+    folder, manifest = one_shard
+    (rows, events), = duckdb.sql(
+        f"SELECT count(*), sum(event) FROM read_parquet('{folder}/train_outcomes/*.parquet')"
+    ).fetchall()
+    train = _table(folder, "train_outcomes")
+    assert (rows, events) == (train.num_rows, pa.compute.sum(train["event"]).as_py())
+    frame = dd.read_parquet(str(folder / "observations"))
+    assert len(frame) == manifest["tables"]["observations"]["rows"]
+    assert frame["visit_month"].max().compute() == REQUEST.months
