@@ -15,8 +15,8 @@ from icgbench.contract import dumps
 from icgbench.generator.interventions import intervention_names
 from icgbench.generator.mechanism import graph_nodes
 from icgbench.generator.variants import variant_names
+from icgbench.release.tiers import SEALED_NAME, UNFROZEN_NAME
 from icgbench.release.tiers import TIERS as FROZEN_TIERS
-from icgbench.release.tiers import UNFROZEN_NAME
 from icgbench.vocabulary import STATES
 
 DRAFT7 = "http://json-schema.org/draft-07/schema#"
@@ -24,12 +24,14 @@ SUBMISSION_VERSION = "1.0"
 REPORT_VERSION = "1.1"
 LEADERBOARD_VERSION = "0.2"
 ID_PATTERN = "^(TR|TE|TG)[0-9]{6,9}$"
-SEMVER = r"^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)$"
 HASH12 = "^[0-9a-f]{12}$"
 SHA256 = "^sha256:[0-9a-f]{64}$"
 #: The end of the string, in a form every regex engine reads alike: ``$`` also matches
 #: before a final newline in Python (jsonschema) but not in JavaScript (ajv).
 END = r"(?![\s\S])"
+#: A release version: semver, plus ``+sealed.<generation>`` for the sealed tier's.
+RELEASE_VERSION = (r"^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)"
+                   rf"(\+{SEALED_NAME}\.[1-9][0-9]*)?{END}")
 #: Names and versions become folder names and are shown on the page: ASCII letters and
 #: digits first, then a few punctuation marks; no space, no control character.
 NAME_CHARS = "A-Za-z0-9._-"
@@ -40,8 +42,9 @@ LANGUAGE = f"^[A-Za-z0-9](?:[A-Za-z0-9 .+#_-]{{0,30}}[A-Za-z0-9+#])?{END}"
 URL = f"^https?://[!-~]{{1,490}}{END}"
 #: ``oracle`` in any case: reserved for the reference model that reads the truth.
 ORACLE_NAME = f"^[Oo][Rr][Aa][Cc][Ll][Ee]{END}"
-#: Frozen release tiers: the only ones a leaderboard entry can name.
-TIERS = list(FROZEN_TIERS)
+#: Frozen release tiers: the only ones a leaderboard entry can name (the sealed track's
+#: board holds the sealed tier's entries).
+TIERS = [*FROZEN_TIERS, SEALED_NAME]
 #: What a submission or report may name: a frozen tier, or a cohort simulated on the fly.
 GRADED_TIERS = [*TIERS, UNFROZEN_NAME]
 #: Submission blocks, in the order tasks consume them.
@@ -105,7 +108,7 @@ def submission_schema() -> dict[str, Any]:
         "properties": {
             "schema_version": {"const": SUBMISSION_VERSION,
                                "description": "Version of this schema."},
-            "data_version": {"type": "string", "pattern": SEMVER,
+            "data_version": {"type": "string", "pattern": RELEASE_VERSION,
                              "description": "Version of the data release the model was fitted "
                              "on (datapackage.json `version`)."},
             "tier": {"enum": GRADED_TIERS, "description": "Release tier of the cohort; "
@@ -207,7 +210,7 @@ def score_report_schema() -> dict[str, Any]:
         "properties": {
             "schema_version": {"const": REPORT_VERSION},
             "scorer_version": {"type": "string", "minLength": 1},
-            "data_version": {"type": "string", "pattern": SEMVER},
+            "data_version": {"type": "string", "pattern": RELEASE_VERSION},
             "tier": {"enum": GRADED_TIERS},
             "frozen": {"type": "boolean",
                        "description": "True when graded against the frozen release; false "
@@ -307,7 +310,7 @@ def leaderboard_entry_schema() -> dict[str, Any]:
                       "description": "Free text, kept as given (the CSV rendering defuses "
                       "spreadsheet formulas)."},
             "seed": {"type": "integer", "minimum": 0},
-            "data_version": {"type": "string", "pattern": SEMVER},
+            "data_version": {"type": "string", "pattern": RELEASE_VERSION},
             "release_fingerprint": {"type": "string", "pattern": SHA256},
             "submission_path": {"type": "string", "pattern": submission_path_pattern(),
                                 "description": "Where the submission is stored in the board "

@@ -16,7 +16,7 @@ import numpy as np
 
 from icgbench.generator import mechanism as mech
 from icgbench.generator.population import Population
-from icgbench.generator.streams import stream
+from icgbench.generator.streams import Seed, stream
 from icgbench.generator.variants import Variant
 from icgbench.vocabulary import KCCS, STATES
 
@@ -78,7 +78,7 @@ def _kcc_inputs(variant: Variant, pop: Population) -> dict[str, np.ndarray]:
 
 def simulate_dynamics(
     variant: Variant,
-    seed: int,
+    seed: Seed,
     pop: Population,
     months: int,
     record_months: tuple[int, ...],

@@ -17,7 +17,7 @@ from icgbench.generator import mechanism as mech
 from icgbench.generator.dynamics import RiskScale, Trajectories
 from icgbench.generator.population import Population
 from icgbench.generator.site import recalibrated
-from icgbench.generator.streams import stream
+from icgbench.generator.streams import Seed, stream
 from icgbench.generator.variants import Variant
 from icgbench.vocabulary import (
     EPIGENOMIC_MODULES,
@@ -90,7 +90,7 @@ def _site_shift(
 
 def observe(
     variant: Variant,
-    seed: int,
+    seed: Seed,
     pop: Population,
     traj: Trajectories,
     risk_scale: RiskScale,

@@ -12,7 +12,7 @@ import numpy as np
 
 from icgbench.generator import mechanism as mech
 from icgbench.generator.site import recalibrated
-from icgbench.generator.streams import stream
+from icgbench.generator.streams import Seed, stream
 from icgbench.generator.variants import Variant
 from icgbench.vocabulary import ARCHETYPES, HOST_TRAITS, KCCS, PROXIED_TRAITS, SPLIT_DOMAIN
 
@@ -82,7 +82,7 @@ def sample_mixture(variant: Variant, rng: np.random.Generator, n: int,
     return rng.dirichlet(np.full(k, concentration), size=n)
 
 
-def sample_population(variant: Variant, seed: int, split: str, n: int, block: int = 0
+def sample_population(variant: Variant, seed: Seed, split: str, n: int, block: int = 0
                       ) -> Population:
     """Draw ``n`` subjects of one block of a split."""
     vh = variant.variant_hash

@@ -20,7 +20,7 @@ from icgbench.generator.observation import Observations, observe
 from icgbench.generator.population import Population, sample_population
 from icgbench.generator.prior import PriorEquation
 from icgbench.generator.reference import prior_equation, reference_scale
-from icgbench.generator.streams import stream
+from icgbench.generator.streams import Seed, stream
 from icgbench.generator.variants import Variant, get_variant
 from icgbench.vocabulary import (
     ARCHETYPES,
@@ -65,7 +65,7 @@ class Cohort:
     """One simulated cohort: its variant, seed, sizes and tables (name -> Arrow table)."""
 
     variant: Variant
-    seed: int
+    seed: Seed
     months: int
     sizes: dict[str, int]
     tables: dict[str, pa.Table] = field(repr=False)
@@ -83,7 +83,7 @@ def split_sizes(variant: Variant, n_subjects: int | None) -> dict[str, int]:
 
 
 def simulate_block(
-    variant: Variant, seed: int, block: Block, months: int, visits: tuple[int, ...]
+    variant: Variant, seed: Seed, block: Block, months: int, visits: tuple[int, ...]
 ) -> BlockResult:
     """Simulate one block of subjects (:mod:`.blocks`): it needs no other block."""
     split, n = block.split, block.n
@@ -103,9 +103,9 @@ def simulate_block(
     return BlockResult(split, ids, pop, traj, risk, event, obs)
 
 
-def check_request(variant: Variant, seed: int, sizes: dict[str, int], months: int) -> None:
+def check_request(variant: Variant, seed: Seed, sizes: dict[str, int], months: int) -> None:
     """Raise ValueError for a seed, size or follow-up no cohort can have."""
-    if seed < 0:
+    if isinstance(seed, int) and seed < 0:
         raise ValueError(f"seed must be non-negative, got {seed}")
     if months < 1:
         raise ValueError(f"months must be at least 1, got {months}")
@@ -121,7 +121,7 @@ def visit_months(variant: Variant, months: int) -> tuple[int, ...]:
 
 def simulate(
     variant: Variant | str,
-    seed: int,
+    seed: Seed,
     *,
     n_subjects: int | None = None,
     sizes: dict[str, int] | None = None,

@@ -2,10 +2,11 @@
 
 A board folder holds ``leaderboard.json``, ``leaderboard.csv``, the writers' lock file and
 ``submissions/`` with exactly the stored submission of every entry, all regular files and
-folders. Anything else is reported by ``verify``: a symbolic link or special file
-anywhere, an unexpected file, an *orphan* (a stored file no entry references, e.g. left by
-an ``add`` killed before it rewrote the board), or a writer's leftover temporary file.
-``leaderboard repair`` removes orphans and leftovers.
+folders; the public board's folder may also hold ``sealed/``, the sealed track's board,
+which is checked as a board of its own. Anything else is reported by ``verify``: a symbolic
+link or special file anywhere, an unexpected file, an *orphan* (a stored file no entry
+references, e.g. left by an ``add`` killed before it rewrote the board), or a writer's
+leftover temporary file. ``leaderboard repair`` removes orphans and leftovers.
 """
 
 from __future__ import annotations
@@ -20,7 +21,11 @@ from icgbench.errors import UsageError
 from icgbench.leaderboard.entry import SUBMISSIONS
 from icgbench.leaderboard.store import CSV_NAME, JSON_NAME, LOCK_NAME
 
+#: The sealed track's board, kept inside the public board's folder (so a leaderboard pull
+#: request touches leaderboard/ only) and verified on its own.
+SEALED_BOARD = "sealed"
 EXPECTED_TOP = {JSON_NAME, CSV_NAME, LOCK_NAME, SUBMISSIONS}
+TOP_FOLDERS = {SUBMISSIONS, SEALED_BOARD}
 #: Temporary files of ``atomic.write_bytes``: ``.<name>.<random>.tmp``.
 TEMPORARY = re.compile(r"^\..+\.[A-Za-z0-9_]+\.tmp$")
 
@@ -67,7 +72,7 @@ def strays(folder: Path, referenced: set[str]) -> list[Stray]:
                 out.append(Stray(rel, "a symbolic link (a board holds regular files only)",
                                  "link"))
             elif stat.S_ISDIR(mode):
-                if top and name != SUBMISSIONS:
+                if top and name not in TOP_FOLDERS:
                     out.append(Stray(rel, "an unexpected folder", "unexpected"))
             elif not stat.S_ISREG(mode):
                 out.append(Stray(rel, "not a regular file", "special"))
@@ -80,5 +85,5 @@ def strays(folder: Path, referenced: set[str]) -> list[Stray]:
                 out.append(Stray(rel, "a stored file no entry references (an orphan)",
                                  "orphan"))
         dirs[:] = [d for d in dirs if not (here / d).is_symlink()
-                   and (here != Path(folder) or d == SUBMISSIONS)]
+                   and (here != Path(folder) or d == SUBMISSIONS)]  # sealed/: its own board
     return out

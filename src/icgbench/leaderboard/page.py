@@ -30,8 +30,9 @@ from icgbench.errors import InvalidInputError, UserError
 from icgbench.generator import get_variant
 from icgbench.leaderboard.board import no_symlink_below, over_seeds, rank
 from icgbench.leaderboard.entry import SCHEMA_VERSION, LeaderboardEntry, headline_scores
-from icgbench.leaderboard.files import board_folder
-from icgbench.leaderboard.store import load_board
+from icgbench.leaderboard.files import SEALED_BOARD, board_folder
+from icgbench.leaderboard.store import JSON_NAME, load_board
+from icgbench.release.tiers import SEALED_NAME
 from icgbench.scorer.parse import DEFAULT_MAX_BYTES
 from icgbench.tasks import TASKS
 
@@ -125,11 +126,43 @@ def _rows(entries: list[LeaderboardEntry], oracle: list[LeaderboardEntry], varia
             rows.append({
                 "model": r.model, "version": r.package_version, "cells": cells,
                 "seeds": len(mine), "reference": reference or r.model in REFERENCE_MODELS,
-                "links": [{"href": e.canonical_path, "seed": e.seed,
+                "links": [{"href": e.canonical_path, "label": _link_label(e),
                            "entry": f"{e.model_name}|{e.package_version}|{variant}|{e.seed}"}
                           for e in sorted(mine, key=lambda e: e.seed) if e.submission_path],
             })
     return rows
+
+
+def _link_label(e: LeaderboardEntry) -> str:
+    """A submission link's text: the seed, and a sealed entry's release version."""
+    return f"seed {e.seed}" if e.tier != SEALED_NAME else e.data_version
+
+
+def _sections(entries: list[LeaderboardEntry], oracle: list[LeaderboardEntry]
+              ) -> list[dict[str, Any]]:
+    """Per variant on the board, per task with rows: the tables of the page."""
+    variants = []
+    for name in dict.fromkeys(e.variant_name for e in entries):
+        v = get_variant(name)
+        tasks = []
+        for task, spec in TASKS.items():
+            rows = _rows(entries, oracle, name, task)
+            if rows:
+                tasks.append({"name": task, "rows": rows, "metrics": [
+                    {"name": m, "higher": str(spec.metric(m).higher_is_better).lower()
+                     if spec.metric(m).higher_is_better is not None else "none"}
+                    for m in spec.headline]})
+        variants.append({"name": name, "hash": v.variant_hash, "description": v.description,
+                         "tasks": tasks})
+    return variants
+
+
+def sealed_entries(folder: Path) -> list[LeaderboardEntry]:
+    """The sealed track's entries (``folder/sealed``), or none when it has no board."""
+    sealed = Path(folder) / SEALED_BOARD
+    if not (sealed / JSON_NAME).is_file():
+        return []
+    return load_board(board_folder(sealed), new_tier=None).entries
 
 
 def figure_images(figures: Path | None) -> list[dict[str, str]]:
@@ -168,19 +201,7 @@ def build_page(folder: Path, figures: Path | None, with_oracle: bool = True) -> 
     """The page's HTML for the board in ``folder``."""
     entries = load_board(board_folder(folder), new_tier=None).entries
     oracle = oracle_entries(entries) if with_oracle else []
-    variants = []
-    for name in dict.fromkeys(e.variant_name for e in entries):
-        v = get_variant(name)
-        tasks = []
-        for task, spec in TASKS.items():
-            rows = _rows(entries, oracle, name, task)
-            if rows:
-                tasks.append({"name": task, "rows": rows, "metrics": [
-                    {"name": m, "higher": str(spec.metric(m).higher_is_better).lower()
-                     if spec.metric(m).higher_is_better is not None else "none"}
-                    for m in spec.headline]})
-        variants.append({"name": name, "hash": v.variant_hash, "description": v.description,
-                         "tasks": tasks})
+    sealed = sealed_entries(folder)
     images = figure_images(figures)
     css, js = _asset("page.css"), _asset("page.js")
     template = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined,
@@ -188,7 +209,8 @@ def build_page(folder: Path, figures: Path | None, with_oracle: bool = True) -> 
         resources.files("icgbench.leaderboard").joinpath("templates/page.html.j2").read_text())
     html = template.render(
         css=Markup(css), js=Markup(js), csp=Markup(content_security_policy(css, js)),
-        entries=entries, variants=variants, figures=images,
+        entries=entries, variants=_sections(entries, oracle), figures=images,
+        sealed=_sections(sealed, []), sealed_versions=sorted({e.data_version for e in sealed}),
         models=sorted({e.model_name for e in entries}),
         data_versions=sorted({e.data_version for e in entries}))
     return Page(html, len(entries), len(oracle))
@@ -198,9 +220,11 @@ def render(folder: Path, out: Path, figures: Path | None, with_oracle: bool = Tr
     """Write ``out/index.html`` and copy the linked submissions beside it."""
     page = build_page(folder, figures, with_oracle)
     ensure_writable_dir(out)
-    for e in load_board(folder, new_tier=None).entries:
-        source = no_symlink_below(folder, e.canonical_path)
-        target = no_symlink_below(out, e.canonical_path)
+    copies = [("", e) for e in load_board(folder, new_tier=None).entries]
+    copies += [(f"{SEALED_BOARD}/", e) for e in sealed_entries(folder)]
+    for where, e in copies:
+        source = no_symlink_below(folder, where + e.canonical_path)
+        target = no_symlink_below(out, where + e.canonical_path)
         if source.resolve() == target.resolve():
             continue
         try:

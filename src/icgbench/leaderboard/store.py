@@ -45,6 +45,9 @@ CSV_COLUMNS = ["schema_version", "submitted_at", "tier", "variant_name", "varian
                "submission_path", "submission_sha256", "notes", "scores"]
 #: The public board's tier, and the default of every command that reads or writes a board.
 PUBLIC_TIER = "full"
+#: The tiers a board can hold: the public board's, the small tier's (for trying the tools
+#: on the committed data) and the sealed track's.
+BOARD_TIERS = ("small", "full", "sealed")
 DEFAULT_LOCK_TIMEOUT = 120.0
 MAX_BOARD_BYTES = 256 * 1024 * 1024
 #: A spreadsheet runs a cell starting with one of these as a formula.
@@ -139,8 +142,9 @@ def parse_board(data: bytes, where: str) -> RawBoard:
         raise InvalidInputError(f"{where} has schema_version {version!r}; this icgbench reads "
                                 f"{SCHEMA_VERSION!r} and has no migration from it")
     tier = document.get("tier", PUBLIC_TIER if version == "0.1" else None)
-    if tier not in ("small", "full"):
-        raise InvalidInputError(f"{where}: 'tier' must be 'full' or 'small', not {tier!r}")
+    if tier not in BOARD_TIERS:
+        raise InvalidInputError(f"{where}: 'tier' must be one of {', '.join(BOARD_TIERS)}, "
+                                f"not {tier!r}")
     try:
         entries = migrate_leaderboard_entries(document["entries"])
     except InvalidInputError as exc:

@@ -39,7 +39,7 @@ from icgbench.leaderboard.store import (
     read_json_file,
 )
 from icgbench.progress import track
-from icgbench.scorer import SubmissionInvalid, grade, validate
+from icgbench.scorer import SubmissionInvalid, Validated, grade, validate
 from icgbench.scorer.parse import DEFAULT_MAX_BYTES
 
 TOLERANCE = 1e-12
@@ -84,20 +84,21 @@ def verify_entry(folder: Path, entry: LeaderboardEntry, entries: list[Leaderboar
     digest = "sha256:" + hashlib.sha256(data).hexdigest()
     if digest != entry.submission_sha256:
         out.append(Discrepancy(label, "submission_sha256", entry.submission_sha256, digest))
+    if retired(entry):
+        return out  # graded with an earlier sealed key: kept with its version, not re-graded
     try:
         v = validate(data)
         if v.document["model"].get("oracle"):
             raise InvalidInputError("an oracle submission (it reads the truth) cannot be an "
                                     "entry")
+        if v.sealed and not key_present():
+            return [*out, *_compare(entry, header_fields(v))]  # scores need the key
         report = grade(v, structure_k=calibration_k(v, entries)).document
     except InvalidInputError as exc:
         detail = "; ".join(exc.errors[:3]) if isinstance(exc, SubmissionInvalid) else str(exc)
         return [*out, Discrepancy(label, "submission", "valid", detail)]
     recomputed = entry_from_report(report, entry.notes, entry.submitted_at)
-    for field in FIELDS:
-        if getattr(entry, field) != getattr(recomputed, field):
-            out.append(Discrepancy(label, field, getattr(entry, field),
-                                   getattr(recomputed, field)))
+    out += _compare(entry, {f: getattr(recomputed, f) for f in FIELDS})
     fresh = headline_scores(report)
     for task in sorted(set(entry.scores) | set(fresh)):
         for metric in sorted(set(entry.scores.get(task, {})) | set(fresh.get(task, {}))):
@@ -106,6 +107,40 @@ def verify_entry(folder: Path, entry: LeaderboardEntry, entries: list[Leaderboar
             if not _same(old, new):
                 out.append(Discrepancy(label, f"scores.{task}.{metric}", old, new))
     return out
+
+
+def _compare(entry: LeaderboardEntry, found: dict[str, Any]) -> list[Discrepancy]:
+    return [Discrepancy(entry.label, f, getattr(entry, f), found[f]) for f in FIELDS
+            if getattr(entry, f) != found[f]]
+
+
+def header_fields(v: Validated) -> dict[str, Any]:
+    """The entry fields a validated submission fixes without grading (what a sealed entry
+    can be checked against where the key is absent)."""
+    doc = v.document
+    return {"tier": doc["tier"], "variant_name": doc["variant"],
+            "variant_hash": doc["variant_hash"], "model_name": doc["model"]["name"],
+            "package_version": doc["model"]["version"], "seed": doc["seed"],
+            "data_version": v.descriptor.version,
+            "release_fingerprint": v.descriptor.fingerprint()}
+
+
+def retired(entry: LeaderboardEntry) -> bool:
+    """True for a sealed entry graded on an earlier sealed release (an earlier key): its
+    truth cannot be regenerated with the current key, so it keeps its recorded version and
+    scores, and only its stored file is checked."""
+    from icgbench.release.tiers import SEALED
+
+    return entry.tier == SEALED.name and entry.data_version != SEALED.version
+
+
+def key_present() -> bool:
+    """True where the sealed tier's key is set (the board's CI): sealed entries re-grade."""
+    import os
+
+    from icgbench.release.descriptor import SEALED_KEY_ENV
+
+    return bool(os.environ.get(SEALED_KEY_ENV))
 
 
 def _verify_one(args: tuple[Path, LeaderboardEntry, list[LeaderboardEntry]]

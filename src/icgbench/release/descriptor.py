@@ -16,7 +16,7 @@ from typing import Any
 
 from icgbench import contract
 from icgbench.errors import InvalidInputError, UsageError
-from icgbench.release.tiers import CREATED, DATA_VERSION, Tier
+from icgbench.release.tiers import CREATED, Tier
 
 PROFILE = "https://datapackage.org/profiles/2.0/datapackage.json"
 PARQUET_MEDIATYPE = "application/vnd.apache.parquet"
@@ -26,6 +26,10 @@ EXTENSIONS = {"parquet": ".parquet", "csv": ".csv.gz"}
 # NaN and leaving `bytes` unread; as type "file" it checks a Parquet file's bytes and hash,
 # and the rows are checked through the CSV twin (same content digest; see docs/data.md).
 RESOURCE_TYPE = {"parquet": "file", "csv": "table"}
+#: The descriptor field of a sealed tier (key id, truth commitment; see release.sealed).
+SEALED_FIELD = "icgbench:sealed"
+#: Where the sealed tier's key is read from (only the board's CI sets it).
+SEALED_KEY_ENV = "ICGBENCH_SEALED_KEY"
 SYNTHETIC_NOTICE = (
     "Synthetic by construction: every subject, exposure, state and outcome is simulated. "
     "Nothing in this package is a carcinogenicity classification or a prediction about "
@@ -131,6 +135,11 @@ class Descriptor:
         return self.document.get("icgbench:frozen", True) is not False
 
     @property
+    def sealed(self) -> bool:
+        """True for the sealed tier: its truth is regenerated from a key, not published."""
+        return SEALED_FIELD in self.document
+
+    @property
     def mirrors(self) -> list[str]:
         """URLs of the tier's release archive, in the order to try them."""
         mirrors = self.document.get("icgbench:mirrors", [])
@@ -197,7 +206,7 @@ def build_document(tier: Tier, cohorts: list[dict[str, Any]],
             "ground-truth tables the scorer grades against. " + tier.description + " "
             + SYNTHETIC_NOTICE
         ),
-        "version": DATA_VERSION,
+        "version": tier.version,
         "created": CREATED,
         "licenses": [
             {

@@ -68,10 +68,21 @@ def encode_cohort(tier: Tier, key: CohortKey, data_dir: Path, path_prefix: str
     variant = get_variant(key.variant)
     log.info("simulating %s seed %d for the %s tier", variant.name, key.seed, tier.name)
     cohort = simulate(variant, key.seed, sizes=dict(tier.sizes), months=tier.months)
+    return write_tables(cohort.tables, key, data_dir, path_prefix)
+
+
+def write_tables(tables: dict[str, pa.Table], key: CohortKey, data_dir: Path,
+                 path_prefix: str) -> list[dict[str, Any]]:
+    """Write each table of one cohort as Parquet and csv.gz; return their resources.
+
+    ``tables`` holds the tables to publish (a subset of the contract's, in any order);
+    ``key.seed`` names the cohort in paths and provenance.
+    """
+    variant = get_variant(key.variant)
     resources = []
-    for table in contract.table_names():
+    for table in (t for t in contract.table_names() if t in tables):
         schema = contract.table_schema(table)
-        data = encode.conform(cohort.tables[table], schema, table)
+        data = encode.conform(tables[table], schema, table)
         digest = encode.content_digest(data, schema)
         common = {
             "icgbench:table": table,
@@ -145,7 +156,8 @@ def produce(tier: Tier, data_dir: Path, path_prefix: str, jobs: int = 1
     return cohorts, resources
 
 
-def _path_prefix(tier: Tier) -> str:
+def path_prefix(tier: Tier) -> str:
+    """Resource paths' prefix: the small tier's descriptor sits at the release root."""
     return f"{tier.data_dir}/" if tier.name == "small" else ""
 
 
@@ -174,7 +186,7 @@ def freeze(tier: Tier, root: Path, jobs: int = 1) -> Path:
     data_dir = root / tier.data_dir
     ensure_writable_dir(data_dir.parent)
     with replaced_dir(data_dir, f"freeze-{tier.name}") as stage:
-        cohorts, resources = produce(tier, stage, _path_prefix(tier), jobs)
+        cohorts, resources = produce(tier, stage, path_prefix(tier), jobs)
         document = build_document(tier, cohorts, resources)
         if descriptor_path.exists():
             _require_version_bump(load_descriptor(descriptor_path), resources)
@@ -196,7 +208,7 @@ def check(tier: Tier, root: Path, jobs: int = 1) -> list[str]:
     """Regenerate ``tier`` in a temporary folder; the differences from its descriptor."""
     expected = load_descriptor(root / tier.descriptor_path)
     with tempfile.TemporaryDirectory(prefix="icgbench-check-") as tmp:
-        _, resources = produce(tier, Path(tmp), _path_prefix(tier), jobs)
+        _, resources = produce(tier, Path(tmp), path_prefix(tier), jobs)
         problems = differences(expected, resources)
         if expected.version != DATA_VERSION:
             problems.insert(0, f"descriptor version {expected.version} != package data "

@@ -14,6 +14,11 @@ CREATED = "2026-11-22T00:00:00Z"
 #: The tier name of a cohort simulated on the fly (``bench run`` with a seed outside the
 #: release): graded like any other, never accepted by the board.
 UNFROZEN_NAME = "unfrozen"
+#: The tier of cohorts generated from the board's secret key (see :mod:`.sealed`).
+SEALED_NAME = "sealed"
+#: The sealed release's generation: bump it with every new key (a key rotation), so that a
+#: new key gives a new sealed release version, ``<DATA_VERSION>+sealed.<generation>``.
+SEALED_GENERATION = 1
 #: What every output made from an unfrozen cohort says about it.
 UNFROZEN_NOTICE = ("not frozen data: this cohort was simulated on the fly, outside the frozen "
                    "release, so its scores are for analysis only and cannot go on the "
@@ -38,6 +43,14 @@ class Tier:
     #: URLs of this tier's release archive, tried in order by ``icgbench data download``
     #: (listed in the descriptor as ``icgbench:mirrors``; a tier that is not committed only).
     mirrors: tuple[str, ...] = ()
+    #: True for the sealed tier: generated from a secret key, published without its truth.
+    sealed: bool = False
+
+    @property
+    def version(self) -> str:
+        """The release version of the tier's descriptor."""
+        return f"{DATA_VERSION}+{SEALED_NAME}.{SEALED_GENERATION}" if self.sealed else (
+            DATA_VERSION)
 
     @property
     def descriptor_path(self) -> str:
@@ -73,6 +86,20 @@ TIERS: dict[str, Tier] = {
 }
 
 
+#: Cohorts of every variant generated from the board's secret key; the seeds are public
+#: labels (the generation seed comes from the key), the sizes the full tier's.
+SEALED = Tier(
+    name=SEALED_NAME,
+    seeds=(0,),
+    sizes=dict(TIERS["full"].sizes),
+    committed=True,
+    description="One cohort per variant generated from a secret key held by the "
+    "leaderboard's CI: only the public tables are published, with a commitment to the truth "
+    "(the content digest of each truth table); grading needs the key.",
+    sealed=True,
+)
+
+
 #: The template of an on-the-fly cohort's tier; ``release.unfrozen`` fills in its one
 #: cohort, sizes and months.
 UNFROZEN = Tier(
@@ -90,7 +117,10 @@ def get_tier(name: str) -> Tier:
     """The tier called ``name`` (a frozen tier or ``unfrozen``), or a UsageError."""
     if name == UNFROZEN_NAME:
         return UNFROZEN
+    if name == SEALED_NAME:
+        return SEALED
     try:
         return TIERS[name]
     except KeyError:
-        raise UsageError(f"unknown tier {name!r}; tiers: {', '.join(TIERS)}") from None
+        raise UsageError(f"unknown tier {name!r}; tiers: {', '.join(TIERS)}, "
+                         f"{SEALED_NAME}") from None

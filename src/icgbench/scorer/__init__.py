@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +26,7 @@ from icgbench.scorer.columns import Columns
 from icgbench.scorer.errors import SubmissionInvalid
 from icgbench.scorer.report import ScoreReport, build_report
 from icgbench.scorer.schema_check import DEFAULT_MAX_ERRORS, schema_errors
-from icgbench.scorer.truth import load_truth
+from icgbench.scorer.truth import load_truth, public_truth
 from icgbench.tasks import TASKS
 from icgbench.tasks.summary import score_summary
 
@@ -47,6 +47,9 @@ class Validated:
     size: int
     path: str | None
     timings: dict[str, float]
+    #: True for a sealed-tier submission: ``truth`` holds the public ids and nodes only,
+    #: and grading regenerates the truth from the board's key.
+    sealed: bool = False
 
 
 def _load(source: str | Path | dict[str, Any] | bytes, max_bytes: int
@@ -102,7 +105,8 @@ def validate(source: str | Path | dict[str, Any] | bytes, *, tier: str | None = 
     present = {name for name in task_blocks() if name in doc}
     needed = tuple(dict.fromkeys(t for task in TASKS.values()
                                  if set(task.blocks) <= present for t in task.truth_tables))
-    loaded = load_truth(d, doc["variant"], doc["seed"], needed)
+    loaded = (public_truth(d, doc["variant"], doc["seed"]) if d.sealed
+              else load_truth(d, doc["variant"], doc["seed"], needed))
     t3 = time.perf_counter()
     log.info("loaded the hash-checked truth: %s", ", ".join(needed) or "none")
     blocks = {name: doc[name] for name in task_blocks() if name in doc}
@@ -117,7 +121,22 @@ def validate(source: str | Path | dict[str, Any] | bytes, *, tier: str | None = 
     log.info("the release checks hold for block(s) %s", ", ".join(aligned))
     timings = {"parse_seconds": t1 - t0, "schema_seconds": t2 - t1, "truth_seconds": t3 - t2,
                "semantic_seconds": t4 - t3}
-    return Validated(doc, aligned, loaded.truth, d, digest, size, path, timings)
+    return Validated(doc, aligned, loaded.truth, d, digest, size, path, timings, d.sealed)
+
+
+def _unsealed(v: Validated) -> Validated:
+    """``v`` with the sealed cohort's truth, regenerated from the board's key and checked
+    against the published tables and the commitment; a UsageError without the key."""
+    from icgbench.release import sealed
+
+    key = sealed.key_from_env()
+    if key is None:
+        raise UsageError(f"the submission is valid; grading a sealed-tier submission needs "
+                         f"the board's key ({sealed.KEY_ENV}), which only the leaderboard's "
+                         "CI holds: send it as a leaderboard pull request")
+    truth = sealed.sealed_truth(v.descriptor, v.document["variant"], v.document["seed"], key)
+    blocks = {name: semantic.align(name, v.document[name], truth) for name in v.blocks}
+    return replace(v, blocks=blocks, truth=truth, sealed=False)
 
 
 def incomplete_task_errors(present: set[str]) -> list[str]:
@@ -158,6 +177,8 @@ def grade(v: Validated, structure_k: int | None = None, start: float | None = No
     """Grade an already validated submission (``start``: when its timing began)."""
     t0 = time.perf_counter()
     start = t0 if start is None else start
+    if v.sealed:
+        v = _unsealed(v)
     if structure_k is not None and "structure_recovery" in v.blocks:
         v.blocks["structure_recovery"]["k_override"] = structure_k
     if responsive_threshold is not None and "intervention_conformity" in v.blocks:

@@ -105,3 +105,15 @@ def truth_from_tables(loaded: dict[str, pa.Table]) -> Truth:
                                                  graph["target"].to_pylist(), strict=True)),
         nodes=tuple(loaded["nodes"]["node"].to_pylist()) if "nodes" in loaded else (),
     )
+
+
+def public_truth(d: Descriptor, variant: str, seed: int) -> LoadedTruth:
+    """What a sealed cohort publishes of its truth's frame: the held-out subjects' ids (from
+    ``subjects``) and the node list, enough to check a submission completely."""
+    subjects, name = _table(d, variant, seed, "subjects")
+    nodes, nodes_name = _table(d, variant, seed, "nodes")
+    ids = _by_split(subjects, "subject_id")
+    truth = Truth(ids=ids, event={}, true_risk={}, end_states={}, counterfactual={},
+                  prior_direction={}, dgp_direction={}, edges=(),
+                  nodes=tuple(nodes["node"].to_pylist()))
+    return LoadedTruth(truth, (name, nodes_name))

@@ -1,0 +1,188 @@
+"""The sealed tier: cohorts generated from a secret key, published without their truth.
+
+The release ships its truth so that anyone can score locally, which also means that a
+submission copied from the truth cannot be told apart from an honest one. The sealed tier
+closes that gap without a private server, because cohorts are generated
+deterministically:
+
+- its cohorts (one per variant) are simulated with a :class:`SecretSeed` made from a
+  256-bit key that only the leaderboard's CI holds (a repository secret, in the
+  ``ICGBENCH_SEALED_KEY`` environment variable, 64 hex digits);
+- the release publishes their public tables only (subjects, observations, masks, the train
+  split's outcomes and states, the interventions, the prior, the nodes), with a descriptor
+  that holds no seed and no key: only the key's id (an HMAC of the key, so the right key
+  can be recognised) and a commitment to the truth: the content digest of every truth
+  table of every cohort;
+- whoever holds the key regenerates the cohort in memory, checks that it reproduces every
+  published public table and every committed truth digest, and grades against that truth.
+
+A new key is a new sealed release (``SEALED_GENERATION``); entries keep the version they
+were graded on. When a key is retired it can be published, and anyone can then check that
+the truth used for grading was the one committed to when the data were published.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import logging
+import os
+import secrets
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from icgbench import contract
+from icgbench.atomic import ensure_writable_dir, replaced_dir, write_text
+from icgbench.errors import InvalidInputError, UsageError
+from icgbench.generator import get_variant, simulate
+from icgbench.generator.streams import SecretSeed
+from icgbench.progress import track
+from icgbench.release import encode
+from icgbench.release.descriptor import (
+    SEALED_FIELD,
+    SEALED_KEY_ENV,
+    Descriptor,
+    build_document,
+    load_descriptor,
+)
+from icgbench.release.freeze import path_prefix, tier_cohorts, write_tables
+from icgbench.release.tiers import SEALED, SEALED_GENERATION, Tier
+from icgbench.tasks.base import Truth
+
+log = logging.getLogger(__name__)
+
+KEY_ENV = SEALED_KEY_ENV
+KEY_BYTES = 32
+
+
+def new_key() -> str:
+    """A fresh key, as the 64 hex digits the environment variable takes."""
+    return secrets.token_hex(KEY_BYTES)
+
+
+def parse_key(text: str) -> bytes:
+    """The key in ``text`` (64 hex digits), or a UsageError that does not echo it."""
+    text = text.strip()
+    try:
+        key = bytes.fromhex(text)
+    except ValueError:
+        key = b""
+    if len(key) != KEY_BYTES:
+        raise UsageError(f"{KEY_ENV} must be {2 * KEY_BYTES} hex digits (a {8 * KEY_BYTES}-bit "
+                         f"key); it is {len(text)} characters that are not")
+    return key
+
+
+def key_from_env() -> bytes | None:
+    """The key in ``$ICGBENCH_SEALED_KEY``, or None when it is not set."""
+    text = os.environ.get(KEY_ENV)
+    return parse_key(text) if text else None
+
+
+def key_id(key: bytes) -> str:
+    """A public name for the key: recognises it, reveals nothing of it."""
+    return "hmac-sha256:" + hmac.new(key, b"icgbench sealed key id", hashlib.sha256
+                                     ).hexdigest()[:32]
+
+
+def _tables(variant: str, label: int, key: bytes, sizes: dict[str, int],
+            months: int | None) -> dict[str, pa.Table]:
+    """Every table of a sealed cohort, conformed to its Table Schema (in memory)."""
+    cohort = simulate(variant, SecretSeed(key, label), sizes=dict(sizes), months=months)
+    return {name: encode.conform(table, contract.table_schema(name), name)
+            for name, table in cohort.tables.items()}
+
+
+def _public(name: str) -> bool:
+    return contract.table_schema(name)["icgbench:role"] == "public"
+
+
+def _commitment(tables: dict[str, pa.Table]) -> dict[str, str]:
+    return {name: encode.content_digest(t, contract.table_schema(name))
+            for name, t in tables.items() if not _public(name)}
+
+
+def freeze_sealed(root: Path, key: bytes, tier: Tier = SEALED) -> Path:
+    """Write the sealed tier's public tables and descriptor under ``root``.
+
+    Refuses to give the current sealed version a different key: a new key needs a new
+    ``SEALED_GENERATION``.
+    """
+    descriptor_path = root / tier.descriptor_path
+    if descriptor_path.exists():
+        old = load_descriptor(descriptor_path)
+        sealed = old.document.get(SEALED_FIELD, {})
+        if old.version == tier.version and sealed.get("key_id") != key_id(key):
+            raise UsageError(
+                f"{descriptor_path} was sealed with another key (key id {sealed.get('key_id')})"
+                f" at version {old.version}: a new key is a new sealed release; bump "
+                "SEALED_GENERATION in src/icgbench/release/tiers.py and record it in "
+                "CHANGELOG.md")
+    ensure_writable_dir(root)
+    data_dir = root / tier.data_dir
+    ensure_writable_dir(data_dir.parent)
+    resources: list[dict[str, Any]] = []
+    commitments: dict[str, dict[str, str]] = {}
+    with replaced_dir(data_dir, f"freeze-{tier.name}") as stage:
+        for cohort in track(tier_cohorts(tier), None, "sealing cohorts"):
+            log.info("sealing %s (label %d)", cohort.variant, cohort.seed)
+            tables = _tables(cohort.variant, cohort.seed, key, tier.sizes, tier.months)
+            public = {n: t for n, t in tables.items() if _public(n)}
+            resources += write_tables(public, cohort, stage, path_prefix(tier))
+            commitments[f"{cohort.variant}.s{cohort.seed}"] = _commitment(tables)
+        document = build_document(tier, _cohorts(tier), resources, {SEALED_FIELD: {
+            "generation": SEALED_GENERATION,
+            "key_id": key_id(key),
+            "key_env": KEY_ENV,
+            "truth_commitment": commitments,
+        }})
+    write_text(descriptor_path, contract.dumps(document))
+    return descriptor_path
+
+
+def _cohorts(tier: Tier) -> list[dict[str, Any]]:
+    return [{"variant": c.variant, "variant_hash": get_variant(c.variant).variant_hash,
+             "seed": c.seed, "sizes": dict(tier.sizes),
+             **({} if tier.months is None else {"months": tier.months})}
+            for c in tier_cohorts(tier)]
+
+
+def regenerate(d: Descriptor, variant: str, label: int, key: bytes) -> dict[str, pa.Table]:
+    """The cohort's tables regenerated from ``key``, after proving they are the published ones.
+
+    Raises InvalidInputError when the key is not the release's, when a regenerated public
+    table differs from the published one, or a truth table from its committed digest.
+    """
+    sealed = d.document[SEALED_FIELD]
+    if key_id(key) != sealed["key_id"]:
+        raise InvalidInputError(
+            f"the key in {KEY_ENV} (key id {key_id(key)}) is not the key sealed release "
+            f"{d.version} was made with (key id {sealed['key_id']}): the commitment cannot "
+            "match, nothing was graded")
+    (cohort,) = [c for c in d.cohorts() if (c["variant"], c["seed"]) == (variant, label)]
+    tables = _tables(variant, label, key, cohort["sizes"], cohort.get("months"))
+    published = {r.table: r.content_digest for r in d.resources
+                 if (r.variant, r.seed, r.format) == (variant, label, "parquet")}
+    problems = [f"public table {name} differs from the published one"
+                for name, digest in published.items()
+                if encode.content_digest(tables[name], contract.table_schema(name)) != digest]
+    committed = sealed["truth_commitment"].get(f"{variant}.s{label}", {})
+    mine = _commitment(tables)
+    problems += [f"truth table {name}: {mine.get(name)} is not the committed {digest}"
+                 for name, digest in committed.items() if mine.get(name) != digest]
+    if set(committed) != set(mine):
+        problems.append(f"the commitment names {sorted(committed)}, the truth "
+                        f"{sorted(mine)}")
+    if problems:
+        raise InvalidInputError(f"the regenerated {variant} cohort does not match sealed "
+                                f"release {d.version}: " + "; ".join(problems[:3]))
+    return tables
+
+
+def sealed_truth(d: Descriptor, variant: str, label: int, key: bytes) -> Truth:
+    """The truth of a sealed cohort, regenerated from the key and checked."""
+    from icgbench.scorer.truth import truth_from_tables
+
+    return truth_from_tables(regenerate(d, variant, label, key))

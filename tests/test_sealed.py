@@ -1,0 +1,215 @@
+"""The sealed track, end to end with a test key: build, publish, submit, grade, verify.
+
+The key below is made for this test run; the real one is a repository secret of the
+board's CI and appears nowhere in the repository.
+"""
+
+from __future__ import annotations
+
+import copy
+import gzip
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+from sklearn.metrics import roc_auc_score
+
+from icgbench import contract
+from icgbench.errors import InvalidInputError, UsageError
+from icgbench.generator import simulate, variant_names
+from icgbench.generator.streams import SecretSeed
+from icgbench.leaderboard.board import add
+from icgbench.leaderboard.entry import LeaderboardEntry
+from icgbench.leaderboard.page import build_page
+from icgbench.leaderboard.store import write_board
+from icgbench.leaderboard.verify import verify
+from icgbench.models import CohortData, get_model
+from icgbench.release import sealed, tiers
+from icgbench.release.descriptor import load_descriptor
+from icgbench.scorer import score, validate
+
+KEY = sealed.new_key()
+SMALL = replace(tiers.SEALED, sizes={"train": 150, "test": 60, "target_test": 60})
+VARIANT = "linear_lowhet"
+
+
+@pytest.fixture(scope="module")
+def release(tmp_path_factory) -> Path:
+    """A sealed release root built with the test key (sealed tier only, small cohorts)."""
+    root = tmp_path_factory.mktemp("sealed-release")
+    sealed.freeze_sealed(root, bytes.fromhex(KEY), SMALL)
+    return root
+
+
+@pytest.fixture()
+def with_key(monkeypatch):
+    monkeypatch.setenv(sealed.KEY_ENV, KEY)
+
+
+@pytest.fixture()
+def without_key(monkeypatch):
+    monkeypatch.delenv(sealed.KEY_ENV, raising=False)
+
+
+@pytest.fixture(scope="module")
+def submission(release, tmp_path_factory) -> Path:
+    model = get_model("logistic_direct")
+    data = CohortData.load(VARIANT, 0, "sealed", release)
+    model.fit(data)
+    path = tmp_path_factory.mktemp("sealed-sub") / "sub.json"
+    path.write_text(json.dumps(model.submission(data)))
+    return path
+
+
+def _descriptor(release: Path):
+    return load_descriptor(release / tiers.SEALED.descriptor_path)
+
+
+def _published_files(release: Path) -> list[Path]:
+    return [p for p in (release / "datasets").rglob("*") if p.is_file()]
+
+
+def test_the_release_publishes_public_tables_only(release):
+    d = _descriptor(release)
+    public = {n for n in contract.table_names()
+              if contract.table_schema(n)["icgbench:role"] == "public"}
+    assert {r.table for r in d.resources} == public
+    assert {r.role for r in d.resources} == {"public"}
+    data_files = [p for p in _published_files(release) if p.name != "datapackage.json"]
+    assert sorted(data_files) == sorted(d.base / r.path for r in d.resources)
+    commitment = d.document["icgbench:sealed"]["truth_commitment"]
+    assert set(commitment) == {f"{v}.s0" for v in variant_names()}
+    assert all(set(c) == set(contract.table_names()) - public for c in commitment.values())
+
+
+def test_no_held_out_subject_has_an_outcome_or_a_state_in_the_release(release):
+    d = _descriptor(release)
+    for r in d.resources:
+        if r.format != "parquet":
+            continue
+        table = pq.read_table(d.base / r.path)
+        assert not {"true_risk", "frailty", "risk"} & set(table.column_names), r.name
+        if r.table in ("train_outcomes", "train_states"):
+            ids = set(table["subject_id"].to_pylist())
+            assert all(i.startswith("TR") for i in ids), r.name
+
+
+def test_neither_the_key_nor_any_stream_seed_is_published(release):
+    key = bytes.fromhex(KEY)
+    seed = SecretSeed(key, 0)
+    secrets = [KEY.encode(), KEY.upper().encode(), key]
+    for purpose in ("event", "frailty", "process_noise", "covariates"):
+        entropy = seed.entropy("8fa6e0d6c5e4", "test", purpose, 0)
+        secrets += [str(entropy).encode(), f"{entropy:x}".encode()]
+    descriptor = (release / tiers.SEALED.descriptor_path).read_bytes()
+    for path in [*_published_files(release), release / tiers.SEALED.descriptor_path]:
+        data = path.read_bytes()
+        readable = gzip.decompress(data) if path.name.endswith(".gz") else data
+        for s in secrets:
+            assert s not in data and s not in readable, path
+    assert b"hmac-sha256:" in descriptor  # the key's public id, nothing more
+
+
+def test_without_the_key_a_submission_is_checked_completely_but_not_graded(
+        release, submission, without_key):
+    v = validate(submission, root=release)
+    assert v.sealed and set(v.blocks) == {"risk_prediction", "cross_host_generalization"}
+    with pytest.raises(UsageError, match=r"needs the board's key \(ICGBENCH_SEALED_KEY\)"):
+        score(submission, root=release)
+    broken = json.loads(submission.read_text())
+    broken["risk_prediction"]["subject_id"][0] = "TE999999"
+    with pytest.raises(InvalidInputError, match="TE999999"):
+        validate(broken, root=release)
+
+
+def test_with_the_key_the_truth_is_regenerated_and_graded(release, submission, with_key):
+    report = score(submission, root=release)
+    cohort = simulate(VARIANT, SecretSeed(bytes.fromhex(KEY), 0), sizes=SMALL.sizes)
+    outcomes = cohort.tables["test_outcomes"].to_pandas()
+    doc = json.loads(submission.read_text())
+    test = outcomes[outcomes.split == "test"].set_index("subject_id")
+    proba = dict(zip(doc["risk_prediction"]["subject_id"], doc["risk_prediction"]["proba"],
+                     strict=True))
+    expected = roc_auc_score(test["event"], [proba[i] for i in test.index])
+    assert report.summary["auroc"] == pytest.approx(expected, abs=1e-12)
+    assert report.document["data_version"] == tiers.SEALED.version
+    assert report.document["tier"] == "sealed"
+
+
+def test_a_wrong_key_is_refused(release, submission, monkeypatch):
+    monkeypatch.setenv(sealed.KEY_ENV, sealed.new_key())
+    with pytest.raises(InvalidInputError, match="is not the key sealed release"):
+        score(submission, root=release)
+
+
+def test_a_truth_that_differs_from_the_commitment_is_refused(release, submission, with_key,
+                                                              tmp_path):
+    import shutil
+
+    copy_root = tmp_path / "release"
+    shutil.copytree(release, copy_root)
+    path = copy_root / tiers.SEALED.descriptor_path
+    doc = json.loads(path.read_text())
+    commitment = doc["icgbench:sealed"]["truth_commitment"][f"{VARIANT}.s0"]
+    commitment["test_outcomes"] = "sha256:" + "0" * 64
+    path.write_text(json.dumps(doc))
+    with pytest.raises(InvalidInputError, match="truth table test_outcomes"):
+        score(submission, root=copy_root)
+
+
+def test_a_malformed_key_is_a_usage_error_that_does_not_echo_it(monkeypatch):
+    monkeypatch.setenv(sealed.KEY_ENV, "not-a-key-but-a-secret")
+    with pytest.raises(UsageError) as exc:
+        sealed.key_from_env()
+    assert "not-a-key-but-a-secret" not in str(exc.value)
+
+
+def test_the_board_grades_with_the_key_and_checks_without_it(release, submission, tmp_path,
+                                                             monkeypatch):
+    from icgbench.data import tier_descriptor
+
+    monkeypatch.setattr("icgbench.scorer.tier_descriptor",
+                        lambda tier, root=None: tier_descriptor(tier, release))
+    board = tmp_path / "sealed-board"
+    monkeypatch.setenv(sealed.KEY_ENV, KEY)
+    entry = add(submission, board, tier="sealed")
+    assert (entry.tier, entry.data_version) == ("sealed", tiers.SEALED.version)
+    assert verify(board, tier="sealed")[1] == []
+    doc = json.loads((board / "leaderboard.json").read_text())
+    tampered = copy.deepcopy(doc)
+    tampered["entries"][0]["scores"]["risk_prediction"]["auroc"] = 0.99
+    write_board(board, "sealed", [LeaderboardEntry.from_dict(e) for e in tampered["entries"]])
+    problems = verify(board, tier="sealed")[1]
+    assert [p.field for p in problems] == ["scores.risk_prediction.auroc"]
+    monkeypatch.delenv(sealed.KEY_ENV)
+    assert verify(board, tier="sealed")[1] == []  # without the key: checked, not re-graded
+
+
+def test_a_new_key_needs_a_new_sealed_release(release, tmp_path, monkeypatch):
+    import shutil
+
+    root = tmp_path / "rotate"
+    shutil.copytree(release, root)
+    with pytest.raises(UsageError, match="bump SEALED_GENERATION"):
+        sealed.freeze_sealed(root, bytes.fromhex(sealed.new_key()), SMALL)
+    monkeypatch.setattr(tiers, "SEALED_GENERATION", 2)
+    sealed.freeze_sealed(root, bytes.fromhex(sealed.new_key()), SMALL)
+    assert _descriptor(root).version == f"{tiers.DATA_VERSION}+sealed.2"
+
+
+def test_the_page_has_a_sealed_section(release, submission, tmp_path, monkeypatch):
+    from icgbench.data import tier_descriptor
+
+    monkeypatch.setattr("icgbench.scorer.tier_descriptor",
+                        lambda tier, root=None: tier_descriptor(tier, release))
+    monkeypatch.setenv(sealed.KEY_ENV, KEY)
+    public = tmp_path / "board"
+    public.mkdir()
+    write_board(public, "full", [])
+    add(submission, public / "sealed", tier="sealed")
+    html = build_page(public, None, with_oracle=False).html
+    assert 'id="sealed"' in html and "Sealed track" in html
+    assert 'href="sealed/submissions/logistic_direct/' in html
+    assert html.count("<table") == 2  # the empty public board, two sealed tasks
