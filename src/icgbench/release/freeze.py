@@ -26,6 +26,7 @@ from icgbench.errors import InvalidInputError, UsageError
 from icgbench.generator import get_variant, simulate, variant_names
 from icgbench.progress import track
 from icgbench.release import encode
+from icgbench.release.descriptions import write_tier_descriptions
 from icgbench.release.descriptor import (
     PARQUET_MEDIATYPE,
     RESOURCE_TYPE,
@@ -191,6 +192,7 @@ def freeze(tier: Tier, root: Path, jobs: int = 1) -> Path:
         if descriptor_path.exists():
             _require_version_bump(load_descriptor(descriptor_path), resources)
     write_text(descriptor_path, contract.dumps(document))
+    write_tier_descriptions(descriptor_path)
     return descriptor_path
 
 

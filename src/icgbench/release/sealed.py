@@ -40,6 +40,7 @@ from icgbench.generator import get_variant, simulate
 from icgbench.generator.streams import SecretSeed
 from icgbench.progress import track
 from icgbench.release import encode
+from icgbench.release.descriptions import write_tier_descriptions
 from icgbench.release.descriptor import (
     SEALED_FIELD,
     SEALED_KEY_ENV,
@@ -139,6 +140,7 @@ def freeze_sealed(root: Path, key: bytes, tier: Tier = SEALED) -> Path:
             "truth_commitment": commitments,
         }})
     write_text(descriptor_path, contract.dumps(document))
+    write_tier_descriptions(descriptor_path)
     return descriptor_path
 
 
