@@ -77,7 +77,8 @@ def test_the_release_publishes_public_tables_only(release):
               if contract.table_schema(n)["icgbench:role"] == "public"}
     assert {r.table for r in d.resources} == public
     assert {r.role for r in d.resources} == {"public"}
-    data_files = [p for p in _published_files(release) if p.name != "datapackage.json"]
+    described = {"datapackage.json", "croissant.json", "README.md"}  # generated from it
+    data_files = [p for p in _published_files(release) if p.name not in described]
     assert sorted(data_files) == sorted(d.base / r.path for r in d.resources)
     commitment = d.document["icgbench:sealed"]["truth_commitment"]
     assert set(commitment) == {f"{v}.s0" for v in variant_names()}
@@ -213,3 +214,46 @@ def test_the_page_has_a_sealed_section(release, submission, tmp_path, monkeypatc
     assert 'id="sealed"' in html and "Sealed track" in html
     assert 'href="sealed/submissions/logistic_direct/' in html
     assert html.count("<table") == 2  # the empty public board, two sealed tasks
+
+
+def _queue_submission(release: Path, queue: Path, variant: str, model: str) -> Path:
+    fitted = get_model(model)
+    data = CohortData.load(variant, 0, "sealed", release)
+    fitted.fit(data)
+    queue.mkdir(parents=True, exist_ok=True)
+    path = queue / f"{model}__{variant}.json"
+    path.write_text(json.dumps(fitted.submission(data)))
+    return path
+
+
+def test_the_queue_is_checked_in_a_pull_request_and_admitted_after_the_merge(
+        release, tmp_path, monkeypatch):
+    from icgbench.data import tier_descriptor
+    from icgbench.leaderboard.queue import admit, queued
+
+    monkeypatch.setattr("icgbench.scorer.tier_descriptor",
+                        lambda tier, root=None: tier_descriptor(tier, release))
+    monkeypatch.setattr("icgbench.leaderboard.board.tier_descriptor",
+                        lambda tier, root=None: tier_descriptor(tier, release))
+    board = tmp_path / "sealed"
+    queue = board / "queue"
+    other = _queue_submission(release, queue, "nonlinear_obs", "correlation")
+    calibration = _queue_submission(release, queue, "linear_lowhet", "correlation")
+    (queue / "broken.json").write_text("{")
+    assert queued(board)[0] == calibration  # the calibration cohort's K* first
+
+    monkeypatch.delenv(sealed.KEY_ENV, raising=False)
+    checked = {a.file: a for a in admit(board, dry_run=True)}
+    assert checked[other.name].problem is None and checked[other.name].summary is None
+    assert "broken.json" in checked and checked["broken.json"].problem
+
+    monkeypatch.setenv(sealed.KEY_ENV, KEY)
+    graded = {a.file: a for a in admit(board, dry_run=True)}
+    assert graded[other.name].summary is not None  # graded at the staged calibration K*
+    assert not (board / "leaderboard.json").exists()  # a dry run writes nothing
+
+    admitted = {a.file: a for a in admit(board)}
+    assert {admitted[f].entry.variant_name for f in (other.name, calibration.name)} == {
+        "nonlinear_obs", "linear_lowhet"}
+    assert sorted(p.name for p in queue.iterdir()) == ["broken.json"]
+    assert verify(board, tier="sealed")[1] == []  # the queue is not part of the board

@@ -3,10 +3,11 @@
 A board folder holds ``leaderboard.json``, ``leaderboard.csv``, the writers' lock file and
 ``submissions/`` with exactly the stored submission of every entry, all regular files and
 folders; the public board's folder may also hold ``sealed/``, the sealed track's board,
-which is checked as a board of its own. Anything else is reported by ``verify``: a symbolic
-link or special file anywhere, an unexpected file, an *orphan* (a stored file no entry
-references, e.g. left by an ``add`` killed before it rewrote the board), or a writer's
-leftover temporary file. ``leaderboard repair`` removes orphans and leftovers.
+which is checked as a board of its own, and a sealed board ``queue/`` (:mod:`.queue`).
+Anything else is reported by ``verify``: a symbolic link or special file anywhere, an
+unexpected file, an *orphan* (a stored file no entry references, e.g. left by an ``add``
+killed before it rewrote the board), or a writer's leftover temporary file. ``leaderboard
+repair`` removes orphans and leftovers.
 """
 
 from __future__ import annotations
@@ -24,8 +25,10 @@ from icgbench.leaderboard.store import CSV_NAME, JSON_NAME, LOCK_NAME
 #: The sealed track's board, kept inside the public board's folder (so a leaderboard pull
 #: request touches leaderboard/ only) and verified on its own.
 SEALED_BOARD = "sealed"
+#: The sealed board's queue of submissions waiting for the CI to grade them (see .queue).
+QUEUE = "queue"
 EXPECTED_TOP = {JSON_NAME, CSV_NAME, LOCK_NAME, SUBMISSIONS}
-TOP_FOLDERS = {SUBMISSIONS, SEALED_BOARD}
+TOP_FOLDERS = {SUBMISSIONS, SEALED_BOARD, QUEUE}
 #: Temporary files of ``atomic.write_bytes``: ``.<name>.<random>.tmp``.
 TEMPORARY = re.compile(r"^\..+\.[A-Za-z0-9_]+\.tmp$")
 
