@@ -28,7 +28,7 @@ from _memory import mb, measure
 from icgbench.dataset import Request, ShardJob, write_shard
 from icgbench.generator import get_variant
 from icgbench.generator.blocks import BLOCK_SIZE
-from icgbench.generator.simulate import split_sizes
+from icgbench.generator.simulator import split_sizes
 
 VARIANT, MONTHS = "linear_lowhet", 24
 

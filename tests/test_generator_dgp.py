@@ -228,3 +228,13 @@ def test_published_graph_is_the_structure_the_simulator_runs(name):
         after = _end_states(v, bumped)
         changed = {s for i, s in enumerate(STATES) if not np.array_equal(after[i], base[i])}
         assert changed == _descendants(edges, kcc_assay_column(kcc)) - {"event"}, kcc
+
+
+def test_shipped_roots_are_what_brentq_solves_now() -> None:
+    """solved_roots.json (read so generation need not import scipy.optimize) holds, bit for
+    bit, the roots brentq finds for every registered variant at its own follow-up."""
+    from icgbench.generator.reference import solve_roots, solved_roots
+
+    fresh = {k: v for variant in all_variants()
+             for k, v in solve_roots(variant, variant.months).items()}
+    assert solved_roots() == fresh

@@ -171,7 +171,7 @@ def test_the_board_grades_with_the_key_and_checks_without_it(release, submission
                                                              monkeypatch):
     from icgbench.data import tier_descriptor
 
-    monkeypatch.setattr("icgbench.scorer.tier_descriptor",
+    monkeypatch.setattr("icgbench.scorer.pipeline.tier_descriptor",
                         lambda tier, root=None: tier_descriptor(tier, release))
     board = tmp_path / "sealed-board"
     monkeypatch.setenv(sealed.KEY_ENV, KEY)
@@ -203,7 +203,7 @@ def test_a_new_key_needs_a_new_sealed_release(release, tmp_path, monkeypatch):
 def test_the_page_has_a_sealed_section(release, submission, tmp_path, monkeypatch):
     from icgbench.data import tier_descriptor
 
-    monkeypatch.setattr("icgbench.scorer.tier_descriptor",
+    monkeypatch.setattr("icgbench.scorer.pipeline.tier_descriptor",
                         lambda tier, root=None: tier_descriptor(tier, release))
     monkeypatch.setenv(sealed.KEY_ENV, KEY)
     public = tmp_path / "board"
@@ -231,7 +231,7 @@ def test_the_queue_is_checked_in_a_pull_request_and_admitted_after_the_merge(
     from icgbench.data import tier_descriptor
     from icgbench.leaderboard.queue import admit, queued
 
-    monkeypatch.setattr("icgbench.scorer.tier_descriptor",
+    monkeypatch.setattr("icgbench.scorer.pipeline.tier_descriptor",
                         lambda tier, root=None: tier_descriptor(tier, release))
     monkeypatch.setattr("icgbench.leaderboard.board.tier_descriptor",
                         lambda tier, root=None: tier_descriptor(tier, release))

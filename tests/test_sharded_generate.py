@@ -16,7 +16,7 @@ from icgbench.cli import main
 from icgbench.dataset import Request, ShardJob, finish, plan, write_shard
 from icgbench.generator import get_variant, simulate
 from icgbench.generator.blocks import split_blocks
-from icgbench.generator.simulate import split_sizes
+from icgbench.generator.simulator import split_sizes
 from icgbench.release.encode import conform
 from icgbench.scheduling import run_tasks
 

@@ -130,7 +130,7 @@ def write_shard(job: ShardJob) -> ShardResult:
 
     from icgbench import contract
     from icgbench.generator import get_variant
-    from icgbench.generator.simulate import simulate_block, subject_tables, visit_months
+    from icgbench.generator.simulator import simulate_block, subject_tables, visit_months
     from icgbench.release.encode import conform, content_digest
 
     r = job.request
@@ -178,7 +178,7 @@ def finish(folder: Path, request: Request, shards: int, results: list[ShardResul
     """Write the cohort-level tables and the manifest (last); return the manifest."""
     from icgbench import contract
     from icgbench.generator import get_variant
-    from icgbench.generator.simulate import TABLE_ORDER, cohort_tables
+    from icgbench.generator.simulator import TABLE_ORDER, cohort_tables
     from icgbench.release.encode import conform, content_digest
 
     results = sorted(results, key=lambda s: s.index)

@@ -19,8 +19,7 @@ from icgbench.cli._common import (
 )
 from icgbench.errors import UsageError
 from icgbench.generator import all_variants, get_variant, variant_names
-from icgbench.generator.mechanism import PRIOR_SIGNS, risk_coefficients
-from icgbench.models import ALIASES, MODELS, competitors, resolve
+from icgbench.models import ALIASES, DECLARATIONS, competitors, resolve
 from icgbench.paths import writable_or_temp
 from icgbench.release.tiers import TIERS, UNFROZEN_NOTICE
 
@@ -62,7 +61,7 @@ def register(commands: argparse._SubParsersAction) -> None:
                        "the others go on, and the command then exits 1.")
     p.add_argument("--outdir", type=Path, default=None,
                    help="output folder (default: outputs/sweep)")
-    p.add_argument("--models", nargs="+", choices=list(MODELS), default=None,
+    p.add_argument("--models", nargs="+", choices=list(DECLARATIONS), default=None,
                    help="models (default: every model except the oracle, leaving out, with "
                    "a note, those whose optional dependencies are not installed)")
     p.add_argument("--cohorts", nargs="+", default=None, metavar="VARIANT",
@@ -106,7 +105,7 @@ def _cohort_args(p: argparse.ArgumentParser, default_cohort: str | None = None) 
                        help=f"variant of the cohort (default: {default_cohort}, the seed's "
                        "example)")
     p.add_argument("--variant", required=True, dest="model", metavar="MODEL", type=model_arg,
-                   help=f"reference model: {', '.join(MODELS)}; the seed's short names are "
+                   help=f"reference model: {', '.join(DECLARATIONS)}; the seed's short names are "
                    f"aliases ({aliases})")
     p.add_argument("--seed", type=non_negative_int, default=None,
                    help="cohort seed (default: the tier's first seed); a seed the tier does "
@@ -252,6 +251,8 @@ def run_list(args: argparse.Namespace) -> int:
 
 def flipped_signs(variant_name: str) -> list[dict[str, object]]:
     """(state, prior sign, DGP sign) for every state whose DGP sign differs from the prior."""
+    from icgbench.generator.mechanism import PRIOR_SIGNS, risk_coefficients
+
     variant = get_variant(variant_name)
     beta = dict(zip(PRIOR_SIGNS, risk_coefficients(variant.flipped_signs), strict=True))
     return [

@@ -7,14 +7,10 @@ import time
 from pathlib import Path
 
 from icgbench.cli._common import non_negative_int, positive_int, print_json
-from icgbench.data import list_tables, tier_descriptor
 from icgbench.errors import InvalidInputError, UsageError
-from icgbench.release import archive, download, freeze
-from icgbench.release.descriptor import load_descriptor
 from icgbench.release.download import DEFAULT_RETRIES
 from icgbench.release.locate import release_root, source_root
 from icgbench.release.tiers import TIERS, get_tier
-from icgbench.release.verify import verify
 
 TIER_CHOICES = list(TIERS)
 
@@ -93,6 +89,8 @@ def _root(args: argparse.Namespace) -> Path:
 
 
 def run_freeze(args: argparse.Namespace) -> int:
+    from icgbench.release import freeze
+
     root = _root(args)
     tiers = TIER_CHOICES if args.tier == "all" else [args.tier]
     if args.check:
@@ -115,12 +113,17 @@ def run_freeze(args: argparse.Namespace) -> int:
 
 
 def _descriptor(args: argparse.Namespace):
+    from icgbench.data import tier_descriptor
+    from icgbench.release.descriptor import load_descriptor
+
     if getattr(args, "descriptor", None) is not None:
         return load_descriptor(args.descriptor)
     return tier_descriptor(args.tier)
 
 
 def run_verify(args: argparse.Namespace) -> int:
+    from icgbench.release.verify import verify
+
     d = _descriptor(args)
     start = time.perf_counter()
     verdict = verify(d, deep=args.deep)
@@ -145,6 +148,8 @@ def run_verify(args: argparse.Namespace) -> int:
 
 
 def run_build(args: argparse.Namespace) -> int:
+    from icgbench.release import freeze
+
     tier = get_tier(args.tier)
     root = _root(args)
     folder = freeze.build(tier, root, args.jobs)
@@ -154,6 +159,9 @@ def run_build(args: argparse.Namespace) -> int:
 
 
 def run_pack(args: argparse.Namespace) -> int:
+    from icgbench.data import tier_descriptor
+    from icgbench.release import archive
+
     d = tier_descriptor(args.tier)
     out = archive.pack(d, args.out)
     print(f"packed {len(d.resources)} files of the {d.tier} tier into {out}")
@@ -161,6 +169,9 @@ def run_pack(args: argparse.Namespace) -> int:
 
 
 def run_download(args: argparse.Namespace) -> int:
+    from icgbench.data import tier_descriptor
+    from icgbench.release import download
+
     d = tier_descriptor(args.tier)
     dest = args.to if args.to is not None else d.base
     _, source = download.download(d, dest, args.url, args.retries)
@@ -170,6 +181,8 @@ def run_download(args: argparse.Namespace) -> int:
 
 
 def run_list(args: argparse.Namespace) -> int:
+    from icgbench.data import list_tables
+
     rows = list_tables(args.tier)
     if args.json:
         print_json(rows)

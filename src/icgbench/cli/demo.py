@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from icgbench.bench.run import run_experiment
 from icgbench.cli._common import non_negative_int, variant_arg
 from icgbench.paths import writable_or_temp
 
@@ -42,6 +41,8 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from icgbench.bench.run import run_experiment
+
     variant = variant_arg(args.variant)
     out = writable_or_temp(args.out, DEFAULT_OUT)
     results = {m: run_experiment(m, variant.name, args.seed, "small", out / m) for m in MODELS}

@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
     from icgbench.atomic import replaced_dir
     from icgbench.dataset import Request, ShardJob, block_count, finish, plan, write_shard
     from icgbench.generator.memory import disk_problem, fits
-    from icgbench.generator.simulate import check_request, split_sizes
+    from icgbench.generator.simulator import check_request, split_sizes
     from icgbench.progress import track
     from icgbench.scheduling import run_tasks
 

@@ -8,12 +8,10 @@ from pathlib import Path
 from icgbench.cli._common import positive_float, positive_int, print_json
 from icgbench.errors import UsageError, UserError
 from icgbench.generator import variant_names
-from icgbench.leaderboard import board
 from icgbench.leaderboard.files import board_folder
 from icgbench.leaderboard.store import DEFAULT_LOCK_TIMEOUT, PUBLIC_TIER, load_board
 from icgbench.release.locate import release_root
 from icgbench.release.tiers import TIERS
-from icgbench.scorer import SubmissionInvalid
 from icgbench.tasks import TASKS
 
 
@@ -110,6 +108,9 @@ def _dir(args: argparse.Namespace, attr: str = "dir") -> Path:
 
 
 def run_add(args: argparse.Namespace) -> int:
+    from icgbench.leaderboard import board
+    from icgbench.scorer import SubmissionInvalid
+
     folder = _dir(args)
     added = 0
     for path in board.calibration_first(args.submission):
@@ -149,6 +150,8 @@ def run_verify(args: argparse.Namespace) -> int:
 
 
 def run_show(args: argparse.Namespace) -> int:
+    from icgbench.leaderboard import board
+
     folder = board_folder(_dir(args))
     entries = load_board(folder, new_tier=None).entries
     variants = [args.variant] if args.variant else list(dict.fromkeys(

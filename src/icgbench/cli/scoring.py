@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from icgbench.atomic import write_text
 from icgbench.cli._common import (
@@ -17,10 +17,11 @@ from icgbench.cli._common import (
 )
 from icgbench.errors import UserError
 from icgbench.release.tiers import TIERS
-from icgbench.scorer import SubmissionInvalid, score, validate
 from icgbench.scorer.parse import DEFAULT_MAX_BYTES
 from icgbench.tasks.intervention_conformity import RESPONSIVE_THRESHOLD
-from icgbench.template import build_template
+
+if TYPE_CHECKING:
+    from icgbench.scorer import SubmissionInvalid
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -98,6 +99,8 @@ def _invalid(args: argparse.Namespace, exc: SubmissionInvalid) -> int:
 
 def _verdict(file: Path, args: argparse.Namespace, several: bool) -> tuple[int, dict[str, Any]]:
     """(exit code, verdict) of one file; with several files a usage error is per file too."""
+    from icgbench.scorer import SubmissionInvalid, validate
+
     try:
         v = validate(file, tier=args.tier, root=args.release, max_bytes=args.max_bytes)
     except SubmissionInvalid as exc:
@@ -143,6 +146,8 @@ def _default_report_path(file: Path) -> Path:
 
 
 def run_score(args: argparse.Namespace) -> int:
+    from icgbench.scorer import SubmissionInvalid, score
+
     try:
         report = score(args.file, tier=args.tier, root=args.release, max_bytes=args.max_bytes,
                        structure_k=args.structure_k,
@@ -180,6 +185,8 @@ def _fmt(value: object) -> str:
 
 
 def run_template(args: argparse.Namespace) -> int:
+    from icgbench.template import build_template
+
     doc = build_template(variant_arg(args.variant).name, args.seed, args.tier)
     write_text(args.out, json.dumps(doc, allow_nan=False) + "\n")
     print(f"wrote a {doc['variant']} seed {doc['seed']} template with every block to {args.out}")

@@ -1,24 +1,27 @@
-"""The DGP: variant registry and the vectorised simulator."""
+"""The DGP: variant registry and the vectorised simulator.
 
-from icgbench.generator.interventions import INTERVENTIONS, intervention_names, prior_direction
-from icgbench.generator.simulate import Cohort, simulate
-from icgbench.generator.variants import (
-    UnknownVariantError,
-    Variant,
-    all_variants,
-    get_variant,
-    variant_names,
-)
+Names load on first use (PEP 562), so reading the variant registry (what the CLI's
+``--help`` does) does not import numpy, pyarrow or scipy.
+"""
 
-__all__ = [
-    "INTERVENTIONS",
-    "Cohort",
-    "UnknownVariantError",
-    "Variant",
-    "all_variants",
-    "get_variant",
-    "intervention_names",
-    "prior_direction",
-    "simulate",
-    "variant_names",
-]
+from __future__ import annotations
+
+from icgbench.lazy import exports
+
+_EXPORTS = {
+    "INTERVENTIONS": "interventions",
+    "intervention_names": "interventions",
+    "prior_direction": "interventions",
+    "Cohort": "simulator",
+    "simulate": "simulator",
+    "UnknownVariantError": "variants",
+    "Variant": "variants",
+    "all_variants": "variants",
+    "get_variant": "variants",
+    "variant_names": "variants",
+}
+
+__getattr__, __dir__ = exports(__name__, _EXPORTS)
+
+
+__all__ = sorted(_EXPORTS)

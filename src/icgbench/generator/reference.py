@@ -12,15 +12,25 @@ order in which numpy adds depends on the CPU's vector width, and a last-bit diff
 these constants is a different published file. The prior's equation is published to
 ``PUBLISHED_DECIMALS`` like every other number of the release, and its hazard scale is
 solved for the rounded equation.
+
+Both roots are found with scipy's ``brentq``. For every registered variant at its own
+follow-up they are also shipped, solved ahead, in ``solved_roots.json`` (importing
+scipy.optimize costs about half a second, more than simulating 20,000 subjects); a test
+solves them again and requires the same bits, and ``python -m
+icgbench.generator.reference`` rewrites the file.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import math
+from collections.abc import Callable
+from dataclasses import replace
+from importlib import resources
+from pathlib import Path
 
 import numpy as np
-from scipy.optimize import brentq
 
 from icgbench.generator.dynamics import (
     RiskScale,
@@ -76,20 +86,77 @@ def _reference_end_states(variant: Variant, months: int) -> np.ndarray:
     return _reference_run(variant, months, None).states[-1]
 
 
-@functools.lru_cache(maxsize=64)
-def reference_scale(variant: Variant, months: int) -> RiskScale:
-    """Standardisation and intercept of latent_risk for one variant and follow-up."""
+SOLVED_ROOTS = "solved_roots.json"
+
+#: A root's gap function, and what the root gives back once solved.
+Gap = Callable[[float], float]
+
+
+@functools.cache
+def solved_roots() -> dict[str, str]:
+    """The shipped roots: ``"<variant_hash>/<months>/<root>"`` -> the root as a hex float."""
+    text = resources.files(__package__).joinpath(SOLVED_ROOTS).read_text(encoding="utf-8")
+    return json.loads(text)
+
+
+def solve(gap: Gap) -> float:
+    """The root of ``gap`` on [-30, 30], as the DGP defines it (scipy's brentq)."""
+    from scipy.optimize import brentq
+
+    return float(brentq(gap, -30.0, 30.0, xtol=1e-12))
+
+
+def _root(gap: Gap, variant: Variant, months: int, what: str) -> float:
+    stored = solved_roots().get(root_key(variant, months, what))
+    return float.fromhex(stored) if stored is not None else solve(gap)
+
+
+def root_key(variant: Variant, months: int, what: str) -> str:
+    """The key of one root in ``solved_roots.json``."""
+    return f"{variant.variant_hash}/{months}/{what}"
+
+
+def _unit_scale(variant: Variant, months: int) -> RiskScale:
     end = _reference_end_states(variant, months)
-    mean, sd = exact_mean(end), exact_sd(end)
-    sd = np.where(sd > 0, sd, 1.0)
-    unit = RiskScale(mean=mean, sd=sd, intercept=0.0)
-    hazard = _reference_run(variant, months, unit).hazard_sum[0]
+    sd = exact_sd(end)
+    return RiskScale(mean=exact_mean(end), sd=np.where(sd > 0, sd, 1.0), intercept=0.0)
+
+
+def _intercept_gap(variant: Variant, months: int) -> Gap:
+    hazard = _reference_run(variant, months, _unit_scale(variant, months)).hazard_sum[0]
 
     def gap(b0: float) -> float:
         return _average(event_probability(hazard, b0)) - variant.target_prevalence
 
-    intercept = brentq(gap, -30.0, 30.0, xtol=1e-12)
-    return RiskScale(mean=mean, sd=sd, intercept=float(intercept))
+    return gap
+
+
+def _published(x: np.ndarray | float) -> np.ndarray:
+    return np.round(np.asarray(x, dtype=np.float64), PUBLISHED_DECIMALS)
+
+
+def _prior(scale: RiskScale, months: int, hazard_scale: float) -> PriorEquation:
+    return PriorEquation(signs=prior_signs(), weights=prior_weights(),
+                         mean=_published(scale.mean), sd=_published(scale.sd),
+                         intercept=float(_published(scale.intercept)),
+                         hazard_scale=hazard_scale, months=months)
+
+
+def _hazard_scale_gap(variant: Variant, months: int, scale: RiskScale) -> Gap:
+    end = _reference_end_states(variant, months).T
+
+    def gap(log_scale: float) -> float:
+        risk = _prior(scale, months, math.exp(log_scale)).risk(end)
+        return _average(risk) - variant.target_prevalence
+
+    return gap
+
+
+@functools.lru_cache(maxsize=64)
+def reference_scale(variant: Variant, months: int) -> RiskScale:
+    """Standardisation and intercept of latent_risk for one variant and follow-up."""
+    intercept = _root(_intercept_gap(variant, months), variant, months, "intercept")
+    return replace(_unit_scale(variant, months), intercept=intercept)
 
 
 @functools.lru_cache(maxsize=64)
@@ -100,19 +167,31 @@ def prior_equation(variant: Variant, months: int) -> PriorEquation:
     scale is solved for that rounded equation, then rounded too.
     """
     scale = reference_scale(variant, months)
-    end = _reference_end_states(variant, months).T
+    log_scale = _root(_hazard_scale_gap(variant, months, scale), variant, months,
+                      "log_hazard_scale")
+    return _prior(scale, months, float(_published(math.exp(log_scale))))
 
-    def published(x: np.ndarray | float) -> np.ndarray:
-        return np.round(np.asarray(x, dtype=np.float64), PUBLISHED_DECIMALS)
 
-    def equation(hazard_scale: float) -> PriorEquation:
-        return PriorEquation(signs=prior_signs(), weights=prior_weights(),
-                             mean=published(scale.mean), sd=published(scale.sd),
-                             intercept=float(published(scale.intercept)),
-                             hazard_scale=hazard_scale, months=months)
+def solve_roots(variant: Variant, months: int) -> dict[str, str]:
+    """Both roots of one variant and follow-up solved now, never read from the file."""
+    intercept = solve(_intercept_gap(variant, months))
+    scale = replace(_unit_scale(variant, months), intercept=intercept)
+    log_scale = solve(_hazard_scale_gap(variant, months, scale))
+    return {root_key(variant, months, "intercept"): intercept.hex(),
+            root_key(variant, months, "log_hazard_scale"): log_scale.hex()}
 
-    def gap(log_scale: float) -> float:
-        return _average(equation(math.exp(log_scale)).risk(end)) - variant.target_prevalence
 
-    solved = math.exp(brentq(gap, -30.0, 30.0, xtol=1e-12))
-    return equation(float(published(solved)))
+def write_solved_roots() -> Path:
+    """Solve every registered variant at its own follow-up and rewrite the shipped file."""
+    from icgbench.atomic import write_text
+    from icgbench.generator.variants import all_variants
+
+    roots = {k: v for variant in all_variants() for k, v in
+             solve_roots(variant, variant.months).items()}
+    path = Path(__file__).with_name(SOLVED_ROOTS)
+    write_text(path, json.dumps(roots, indent=1, sort_keys=True) + "\n")
+    return path
+
+
+if __name__ == "__main__":
+    print(f"wrote {write_solved_roots()}")

@@ -1,8 +1,17 @@
 """The leaderboard: entries, the append-only store, verification, ranking, the web page."""
 
-from icgbench.leaderboard.entry import LeaderboardEntry, entry_from_report
-from icgbench.leaderboard.migrations import migrate_leaderboard_entries
-from icgbench.leaderboard.store import append_entry, read_entries
+from __future__ import annotations
 
-__all__ = ["LeaderboardEntry", "append_entry", "entry_from_report",
-           "migrate_leaderboard_entries", "read_entries"]
+from icgbench.lazy import exports
+
+_EXPORTS = {
+    "LeaderboardEntry": "entry",
+    "entry_from_report": "entry",
+    "migrate_leaderboard_entries": "migrations",
+    "append_entry": "store",
+    "read_entries": "store",
+}
+
+__getattr__, __dir__ = exports(__name__, _EXPORTS)
+
+__all__ = sorted(_EXPORTS)

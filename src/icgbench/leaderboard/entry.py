@@ -6,12 +6,8 @@ import datetime as dt
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
-from jsonschema import Draft7Validator
-
 from icgbench import contract
 from icgbench.errors import InvalidInputError
-from icgbench.scorer.schema_check import shorten
-from icgbench.tasks import TASKS
 
 SCHEMA_VERSION = contract.json_schema("leaderboard-entry")["properties"]["schema_version"][
     "const"]
@@ -64,6 +60,10 @@ class LeaderboardEntry:
     @classmethod
     def from_dict(cls, data: Any) -> LeaderboardEntry:
         """An entry from a document of the current schema version (validated)."""
+        from jsonschema import Draft7Validator
+
+        from icgbench.scorer.schema_check import shorten
+
         if not isinstance(data, dict):
             raise InvalidInputError(f"a leaderboard entry must be a JSON object, not "
                                     f"{type(data).__name__}")
@@ -78,6 +78,8 @@ class LeaderboardEntry:
 
 def headline_scores(report: dict[str, Any]) -> dict[str, dict[str, float | None]]:
     """The per-task summary scores an entry records (each task's declared headline)."""
+    from icgbench.tasks import TASKS
+
     scores = {name: {m: report["tasks"][name]["metrics"].get(m) for m in task.headline}
               for name, task in TASKS.items() if name in report["tasks"]}
     scores["summary"] = {"composite": report["summary"]["composite"]}

@@ -18,7 +18,6 @@ import tarfile
 from pathlib import Path, PurePosixPath
 
 from icgbench.atomic import owned_staging, write_bytes
-from icgbench.data import checked_bytes
 from icgbench.errors import InvalidInputError, UsageError
 from icgbench.release.descriptor import Descriptor
 
@@ -32,6 +31,8 @@ def pack(descriptor: Descriptor, out: Path) -> Path:
     Every file is checked against the descriptor first, so an archive never carries an
     altered file under the release's name.
     """
+    from icgbench.data import checked_bytes
+
     missing = [str(descriptor.base / r.path) for r in descriptor.resources
                if not (descriptor.base / r.path).is_file()]
     if missing:

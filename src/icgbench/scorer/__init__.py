@@ -10,190 +10,22 @@ vectorised fast path), truth loading pyarrow, metrics numpy and scikit-learn.
 
 from __future__ import annotations
 
-import hashlib
-import logging
-import time
-from dataclasses import dataclass, replace
-from pathlib import Path
-from typing import Any
+from icgbench.lazy import exports
 
-from icgbench import contract
-from icgbench.data import tier_descriptor
-from icgbench.errors import UsageError
-from icgbench.release.tiers import TIERS, UNFROZEN_NAME, UNFROZEN_NOTICE
-from icgbench.scorer import parse, semantic
-from icgbench.scorer.columns import Columns
-from icgbench.scorer.errors import SubmissionInvalid
-from icgbench.scorer.report import ScoreReport, build_report
-from icgbench.scorer.schema_check import DEFAULT_MAX_ERRORS, schema_errors
-from icgbench.scorer.truth import load_truth, public_truth
-from icgbench.tasks import TASKS
-from icgbench.tasks.summary import score_summary
+#: The public names, loaded on first use (PEP 562): importing the scorer package (as the
+#: CLI's ``--help`` does) costs nothing until a submission is read.
+_EXPORTS = {
+    "ScoreReport": "report",
+    "SubmissionInvalid": "errors",
+    "Validated": "pipeline",
+    "grade": "pipeline",
+    "incomplete_task_errors": "pipeline",
+    "score": "pipeline",
+    "task_blocks": "pipeline",
+    "validate": "pipeline",
+}
+
+__getattr__, __dir__ = exports(__name__, _EXPORTS)
+
 
 __all__ = ["ScoreReport", "SubmissionInvalid", "Validated", "grade", "score", "validate"]
-
-log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class Validated:
-    """A submission that passed every check, with its aligned arrays and its truth."""
-
-    document: dict[str, Any]
-    blocks: dict[str, dict[str, Any]]
-    truth: Any
-    descriptor: Any
-    sha256: str
-    size: int
-    path: str | None
-    timings: dict[str, float]
-    #: True for a sealed-tier submission: ``truth`` holds the public ids and nodes only,
-    #: and grading regenerates the truth from the board's key.
-    sealed: bool = False
-
-
-def _load(source: str | Path | dict[str, Any] | bytes, max_bytes: int
-          ) -> tuple[dict[str, Any], str, int, str | None]:
-    if isinstance(source, dict):
-        import json
-
-        try:
-            data = json.dumps(source, allow_nan=False).encode()
-        except (ValueError, TypeError, UnicodeEncodeError) as exc:
-            raise SubmissionInvalid([f"$: not a JSON document ({exc})"], "parse") from None
-        return dict(source), "sha256:" + hashlib.sha256(data).hexdigest(), len(data), None
-    if isinstance(source, bytes):
-        if len(source) > max_bytes:
-            raise SubmissionInvalid([f"$: {len(source)} bytes, over the limit of {max_bytes}"],
-                                    "size")
-        file_bytes, path = source, None
-    else:
-        file_bytes, path = parse.read_file(Path(source), max_bytes), str(source)
-    digest = "sha256:" + hashlib.sha256(file_bytes).hexdigest()
-    return parse.read_document(file_bytes, max_bytes), digest, len(file_bytes), path
-
-
-def validate(source: str | Path | dict[str, Any] | bytes, *, tier: str | None = None,
-             root: Path | None = None, max_bytes: int = parse.DEFAULT_MAX_BYTES,
-             max_errors: int = DEFAULT_MAX_ERRORS, frozen_only: bool = False) -> Validated:
-    """Parse and check a submission; raises SubmissionInvalid listing every problem.
-
-    ``frozen_only`` (the leaderboard) refuses a submission for a cohort simulated on the fly.
-    """
-    t0 = time.perf_counter()
-    doc, digest, size, path = _load(source, max_bytes)
-    t1 = time.perf_counter()
-    log.info("read the submission%s (%d bytes)", f" {path}" if path else "", size)
-    cache = Columns()
-    errors = schema_errors(doc, contract.json_schema("submission"), max_errors, cache=cache)
-    if errors:
-        raise SubmissionInvalid(errors, "schema")
-    semantic.normalise_integers(doc)
-    log.info("the JSON Schema holds (%s seed %s, %s tier)", doc["variant"], doc["seed"],
-             doc["tier"])
-    if frozen_only and doc["tier"] == UNFROZEN_NAME:
-        raise SubmissionInvalid([f"$.tier: {UNFROZEN_NAME!r} is {UNFROZEN_NOTICE}; the "
-                                 "leaderboard takes submissions for the frozen release only "
-                                 f"(tiers {', '.join(TIERS)})"], "semantic")
-    t2 = time.perf_counter()
-    if tier is not None and tier != doc["tier"]:
-        raise UsageError(f"--tier {tier} but the submission is for the {doc['tier']} tier")
-    d = tier_descriptor(doc["tier"], root)
-    errors = semantic.header_errors(doc, d)
-    if errors:
-        raise SubmissionInvalid(errors, "semantic")
-    present = {name for name in task_blocks() if name in doc}
-    needed = tuple(dict.fromkeys(t for task in TASKS.values()
-                                 if set(task.blocks) <= present for t in task.truth_tables))
-    loaded = (public_truth(d, doc["variant"], doc["seed"]) if d.sealed
-              else load_truth(d, doc["variant"], doc["seed"], needed))
-    t3 = time.perf_counter()
-    log.info("loaded the hash-checked truth: %s", ", ".join(needed) or "none")
-    blocks = {name: doc[name] for name in task_blocks() if name in doc}
-    errors = incomplete_task_errors(set(blocks))
-    errors += [e for name, block in blocks.items()
-               for e in semantic.block_errors(name, block, loaded.truth, cache)]
-    if errors:
-        raise SubmissionInvalid(errors[:max_errors], "semantic")
-    aligned = {name: semantic.align(name, block, loaded.truth, cache)
-               for name, block in blocks.items()}
-    t4 = time.perf_counter()
-    log.info("the release checks hold for block(s) %s", ", ".join(aligned))
-    timings = {"parse_seconds": t1 - t0, "schema_seconds": t2 - t1, "truth_seconds": t3 - t2,
-               "semantic_seconds": t4 - t3}
-    return Validated(doc, aligned, loaded.truth, d, digest, size, path, timings, d.sealed)
-
-
-def _unsealed(v: Validated) -> Validated:
-    """``v`` with the sealed cohort's truth, regenerated from the board's key and checked
-    against the published tables and the commitment; a UsageError without the key."""
-    from icgbench.release import sealed
-
-    key = sealed.key_from_env()
-    if key is None:
-        raise UsageError(f"the submission is valid; grading a sealed-tier submission needs "
-                         f"the board's key ({sealed.KEY_ENV}), which only the leaderboard's "
-                         "CI holds: send it as a leaderboard pull request")
-    truth = sealed.sealed_truth(v.descriptor, v.document["variant"], v.document["seed"], key)
-    blocks = {name: semantic.align(name, v.document[name], truth) for name in v.blocks}
-    return replace(v, blocks=blocks, truth=truth, sealed=False)
-
-
-def incomplete_task_errors(present: set[str]) -> list[str]:
-    """A block no task can grade, because a task's other blocks are missing."""
-    out = []
-    for block in sorted(present):
-        users = [t for t in TASKS.values() if block in t.blocks]
-        if users and not any(set(t.blocks) <= present for t in users):
-            needs = sorted({b for t in users for b in t.blocks} - present)
-            out.append(f"$.{block}: no task can grade this block without "
-                       f"{', '.join(needs)} ({', '.join(t.name for t in users)} needs it)")
-    return out
-
-
-def task_blocks() -> list[str]:
-    """Every submission block some task reads, in schema order."""
-    return [b for b in contract.json_schema("submission")["properties"]
-            if any(b in t.blocks for t in TASKS.values())]
-
-
-def score(source: str | Path | dict[str, Any] | bytes, *, tier: str | None = None,
-          root: Path | None = None, max_bytes: int = parse.DEFAULT_MAX_BYTES,
-          structure_k: int | None = None, responsive_threshold: float | None = None
-          ) -> ScoreReport:
-    """Validate and grade a submission (a path, a parsed dict or raw bytes).
-
-    ``structure_k`` grades structure_recovery at that K (a model's calibrated K*);
-    ``responsive_threshold`` replaces intervention_conformity's default 0.005 for analysis
-    (the report records the value; the leaderboard always grades at the default).
-    """
-    start = time.perf_counter()
-    v = validate(source, tier=tier, root=root, max_bytes=max_bytes)
-    return grade(v, structure_k, start, responsive_threshold)
-
-
-def grade(v: Validated, structure_k: int | None = None, start: float | None = None,
-          responsive_threshold: float | None = None) -> ScoreReport:
-    """Grade an already validated submission (``start``: when its timing began)."""
-    t0 = time.perf_counter()
-    start = t0 if start is None else start
-    if v.sealed:
-        v = _unsealed(v)
-    if structure_k is not None and "structure_recovery" in v.blocks:
-        v.blocks["structure_recovery"]["k_override"] = structure_k
-    if responsive_threshold is not None and "intervention_conformity" in v.blocks:
-        v.blocks["intervention_conformity"]["responsive_threshold"] = responsive_threshold
-    results = {name: task.score(v.blocks, v.truth) for name, task in TASKS.items()
-               if all(b in v.blocks for b in task.blocks)}
-    t1 = time.perf_counter()
-    log.info("graded %s in %.3f s", ", ".join(results), t1 - t0)
-    timings = {**v.timings, "score_seconds": t1 - t0, "total_seconds": t1 - start}
-    provenance = {
-        "frozen": v.descriptor.frozen,
-        "data_version": v.descriptor.version,
-        "release_fingerprint": v.descriptor.fingerprint(),
-        "submission": {"sha256": v.sha256, "bytes": v.size,
-                       **({"path": v.path} if v.path else {})},
-    }
-    return build_report(v.document, results, score_summary(results), v.truth, provenance,
-                        timings)

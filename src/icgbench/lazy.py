@@ -1,0 +1,27 @@
+"""Package attributes that load on first use (PEP 562).
+
+A package's ``__init__`` lists which submodule defines each public name; the submodule is
+imported when the name is first read. This keeps the CLI's start-up (``--help``, argument
+parsing) free of numpy, pyarrow, jsonschema and scikit-learn until a command needs them.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from typing import Any
+
+
+def exports(package: str, names: Mapping[str, str]
+            ) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+    """``(__getattr__, __dir__)`` for ``package``, whose ``names`` map to submodules."""
+
+    def getattr_(name: str) -> Any:
+        if name not in names:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        return getattr(importlib.import_module(f"{package}.{names[name]}"), name)
+
+    def dir_() -> list[str]:
+        return sorted({*vars(importlib.import_module(package)), *names})
+
+    return getattr_, dir_
