@@ -85,7 +85,7 @@ def mini_home(tmp_path, tmp_path_factory, monkeypatch):
     (root / "datapackage.json").write_text(d.path.read_text())
     monkeypatch.setenv("ICGBENCH_HOME", str(root))
     monkeypatch.setattr("icgbench.cli.data.get_tier", lambda name: MINI)
-    monkeypatch.setattr("icgbench.cli.data.tier_descriptor", lambda tier: load_descriptor(d.path))
+    monkeypatch.setattr("icgbench.data.tier_descriptor", lambda tier: load_descriptor(d.path))
     monkeypatch.setattr("icgbench.data.tier_descriptor",
                         lambda tier, root=None: load_descriptor(d.path))
     www = tmp_path / "www"

@@ -139,7 +139,7 @@ def test_unreachable_url_is_a_usage_error(mini, tmp_path, server):
 def test_cli_download_and_pack(mini, tmp_path, server, capsys, monkeypatch):
     www, url = server
     (mini.base.parents[1] / "datapackage.json").write_text(mini.path.read_text())
-    monkeypatch.setattr("icgbench.cli.data.tier_descriptor", lambda tier: mini)
+    monkeypatch.setattr("icgbench.data.tier_descriptor", lambda tier: mini)
     assert main(["data", "pack", "--tier", "full", "--out", str(www / "r.tar.gz")]) == 0
     assert "packed" in capsys.readouterr().out
     dest = tmp_path / "cli-dest"

@@ -173,7 +173,7 @@ def test_a_folder_is_not_an_archive(mini, tmp_path):
 
 def test_without_url_or_mirrors_the_command_says_what_to_do(mini, tmp_path, monkeypatch,
                                                              capsys):
-    monkeypatch.setattr("icgbench.cli.data.tier_descriptor", lambda tier: mini)
+    monkeypatch.setattr("icgbench.data.tier_descriptor", lambda tier: mini)
     assert main(["data", "download", "--to", str(tmp_path / "d")]) == 2
     err = capsys.readouterr().err
     assert "lists no mirrors" in err and "--url" in err and "data build" in err
@@ -182,7 +182,7 @@ def test_without_url_or_mirrors_the_command_says_what_to_do(mini, tmp_path, monk
 def test_the_cli_downloads_from_the_mirrors(mini, www, tmp_path, monkeypatch, capsys):
     with served(www, failures=-1) as down, served(www) as up:
         d = _with_mirrors(mini, [f"{down}/release.tar.gz", f"{up}/release.tar.gz"], www)
-        monkeypatch.setattr("icgbench.cli.data.tier_descriptor", lambda tier: d)
+        monkeypatch.setattr("icgbench.data.tier_descriptor", lambda tier: d)
         dest = tmp_path / "cli"
         assert main(["data", "download", "--retries", "0", "--to", str(dest)]) == 0
     out = capsys.readouterr().out.strip()

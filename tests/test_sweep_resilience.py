@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pandas as pd
 import pytest
@@ -10,7 +11,7 @@ import pytest
 from icgbench.bench.plots import structure_sensitivity
 from icgbench.bench.sweep import FAILED, FAILURES, FINISHED, grid, k_star, sweep
 from icgbench.cli import main
-from icgbench.models import MODELS
+from icgbench.models import DECLARATIONS, MODELS
 from icgbench.tasks.graph_metrics import ScoredGraph, sensitivity_curve, true_matrix
 
 COHORTS = ["linear_lowhet", "misspecified_signs"]  # the first is the calibration cohort
@@ -125,9 +126,15 @@ def test_cli_sweep_exits_1_and_says_how_many_cells_failed(tmp_path, fits, capsys
     assert "wrote per_seed.csv" in captured.out
 
 
+def _without_its_dependency(monkeypatch, model: str) -> None:
+    """Make ``model`` declare a module that is not installed (from the extra discovery)."""
+    declared = replace(DECLARATIONS[model], requires=("icgbench_no_such_module",),
+                       extra="discovery")
+    monkeypatch.setitem(DECLARATIONS, model, declared)
+
+
 def test_a_named_model_without_its_dependency_is_a_usage_error(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(MODELS["correlation"], "requires", ("icgbench_no_such_module",))
-    monkeypatch.setattr(MODELS["correlation"], "extra", "discovery")
+    _without_its_dependency(monkeypatch, "correlation")
     out = tmp_path / "sweep"
     code = main(["bench", "sweep", "--models", "random", "correlation", "--cohorts",
                  "linear_lowhet", "--outdir", str(out), "--jobs", "1"])
@@ -140,8 +147,7 @@ def test_a_named_model_without_its_dependency_is_a_usage_error(tmp_path, monkeyp
 
 def test_the_default_sweep_leaves_out_a_model_without_its_dependency(tmp_path, monkeypatch,
                                                                     capsys):
-    monkeypatch.setattr(MODELS["correlation"], "requires", ("icgbench_no_such_module",))
-    monkeypatch.setattr(MODELS["correlation"], "extra", "discovery")
+    _without_its_dependency(monkeypatch, "correlation")
     monkeypatch.setattr("icgbench.cli.bench.competitors", lambda: ["random", "correlation"])
     code = main(["bench", "sweep", "--cohorts", "linear_lowhet", "--outdir", str(tmp_path),
                  "--jobs", "1"])

@@ -51,25 +51,56 @@ def _dask_client(scheduler: str, jobs: int) -> Any:
 
 
 @contextlib.contextmanager
-def run_tasks(fn: Callable[[T], R], items: Iterable[T], scheduler: str = DEFAULT,
-              jobs: int = 1) -> Iterator[Iterator[R]]:
-    """Yield an iterator over ``fn(item)`` for every item, in the order tasks finish."""
+def task_outcomes(fn: Callable[[T], R], items: Iterable[T], scheduler: str = DEFAULT,
+                  jobs: int = 1) -> Iterator[Iterator[tuple[T, R | Exception]]]:
+    """Yield ``(item, fn(item))`` for every item in the order tasks finish, or ``(item,
+    exception)`` when the task raised or its worker failed: one bad task ends no other."""
     items = list(items)
     if scheduler == DEFAULT and (jobs <= 1 or len(items) <= 1):
-        yield (fn(i) for i in items)
+        yield ((i, _outcome(fn, i)) for i in items)
         return
     if scheduler == DEFAULT:
         with ProcessPoolExecutor(max_workers=min(jobs, len(items))) as pool:
-            futures = [pool.submit(fn, i) for i in items]
-            yield (f.result() for f in as_completed(futures))
+            futures = {pool.submit(fn, i): i for i in items}
+            yield ((futures[f], _result(f)) for f in as_completed(futures))
         return
     client, cluster = _dask_client(scheduler, jobs)
     try:
         from distributed import as_completed as dask_completed
 
         futures = client.map(fn, items, pure=False)
-        yield (f.result() for f in dask_completed(futures))
+        item_of = {f.key: i for f, i in zip(futures, items, strict=True)}
+        yield ((item_of[f.key], _result(f)) for f in dask_completed(futures))
     finally:
         client.close()
         if cluster is not None:
             cluster.close()
+
+
+def _outcome(fn: Callable[[T], R], item: T) -> R | Exception:
+    try:
+        return fn(item)
+    except Exception as exc:
+        return exc
+
+
+def _result(future: Any) -> Any:
+    try:
+        return future.result()
+    except Exception as exc:
+        return exc
+
+
+@contextlib.contextmanager
+def run_tasks(fn: Callable[[T], R], items: Iterable[T], scheduler: str = DEFAULT,
+              jobs: int = 1) -> Iterator[Iterator[R]]:
+    """Yield an iterator over ``fn(item)`` for every item, in the order tasks finish; the
+    first task that raised raises its exception here."""
+    with task_outcomes(fn, items, scheduler, jobs) as outcomes:
+        yield (_value(outcome) for _, outcome in outcomes)
+
+
+def _value(outcome: R | Exception) -> R:
+    if isinstance(outcome, Exception):
+        raise outcome
+    return outcome

@@ -26,7 +26,6 @@ import json
 import time
 import traceback
 from collections.abc import Callable, Iterable
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -41,6 +40,7 @@ from icgbench.bench.run import UNFROZEN_FOLDER, run_experiment
 from icgbench.data import tier_descriptor
 from icgbench.models import missing_requirement
 from icgbench.progress import track
+from icgbench.scheduling import DEFAULT, task_outcomes
 
 LEAD = ["model", "cohort", "seed", "tier", "oracle"]
 TIMINGS = ["generate_seconds", "fit_seconds", "predict_seconds", "write_seconds",
@@ -222,23 +222,21 @@ def grid(models: Iterable[str], cohorts: Iterable[str], seeds: Iterable[int] | N
 Job = tuple[Cell, Callable[..., "dict[str, Any] | Failure"], tuple]
 
 
-def _execute(jobs: list[Job], outdir: Path, workers: int, label: str
+def _execute(jobs: list[Job], outdir: Path, workers: int, label: str, scheduler: str
              ) -> dict[Cell, dict[str, Any] | Failure]:
-    """Run each job (a cell, a function and its arguments), in processes if ``workers > 1``."""
+    """Run each job (a cell, a function and its arguments) where ``scheduler`` says."""
     out: dict[Cell, dict[str, Any] | Failure] = {}
-    if workers > 1 and len(jobs) > 1:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            futures = {pool.submit(function, *args): cell for cell, function, args in jobs}
-            for future in track(as_completed(futures), len(futures), label):
-                cell = futures[future]
-                try:
-                    out[cell] = future.result()
-                except Exception as exc:  # the worker died or its result did not pickle
-                    out[cell] = _fail(cell, outdir, exc)
-    else:
-        for cell, function, args in track(jobs, len(jobs), label):
-            out[cell] = function(*args)
+    with task_outcomes(_call, jobs, scheduler, workers) as outcomes:
+        for (cell, _, _), result in track(outcomes, len(jobs), label):
+            # an exception here: the worker died, or the result could not travel back
+            out[cell] = _fail(cell, outdir, result) if isinstance(result, Exception) else (
+                result)
     return out
+
+
+def _call(job: Job) -> dict[str, Any] | Failure:
+    _, function, args = job
+    return function(*args)
 
 
 def _k_stars(cells: Iterable[Cell], rows: dict[Cell, Any], outdir: Path
@@ -266,8 +264,12 @@ def _stale(row: dict[str, Any], k: int, by: str) -> bool:
 
 
 def sweep(cells: list[Cell], outdir: Path, jobs: int = 1, root: Path | None = None,
-          calibrate_by: str = DEFAULT_CALIBRATE_BY) -> SweepResult:
-    """Run every unfinished cell, re-score stale ones, write the tables of the finished."""
+          calibrate_by: str = DEFAULT_CALIBRATE_BY, scheduler: str = DEFAULT) -> SweepResult:
+    """Run every unfinished cell, re-score stale ones, write the tables of the finished.
+
+    ``scheduler`` (see :mod:`icgbench.scheduling`) says where cells run; what a cell
+    computes never depends on it.
+    """
     if calibrate_by not in CALIBRATE_BY:
         raise ValueError(f"calibrate_by must be one of {', '.join(CALIBRATE_BY)}")
     start = time.perf_counter()
@@ -282,17 +284,17 @@ def sweep(cells: list[Cell], outdir: Path, jobs: int = 1, root: Path | None = No
 
     first = [c for c in todo if c in on_calibration]
     rows |= _execute([run(c, None, True) for c in first], outdir, jobs,
-                     "sweep: calibration cohort")
+                     "sweep: calibration cohort", scheduler)
     k_stars = _k_stars(on_calibration, rows, outdir)
     chosen = {m: stars[calibrate_by] for m, stars in k_stars.items()}
     rest = [c for c in todo if c not in first]
     rows |= _execute([run(c, chosen.get(c.model), c.model in chosen) for c in rest], outdir,
-                     jobs, "sweep")
+                     jobs, "sweep", scheduler)
     stale = [c for c in cells if c.model in chosen and isinstance(rows[c], dict)
              and _stale(rows[c], chosen[c.model], calibrate_by)]
     rows |= _execute([(c, _regrade_cell, (c, str(outdir), root_arg, chosen[c.model],
                                           calibrate_by)) for c in stale],
-                     outdir, jobs, "sweep: re-scoring at K*")
+                     outdir, jobs, "sweep: re-scoring at K*", scheduler)
     failures = [rows[c] for c in cells if isinstance(rows[c], Failure)]
     per_seed = _frame([rows[c] for c in cells if isinstance(rows[c], dict)])
     summary = summarize(per_seed)

@@ -22,6 +22,7 @@ from icgbench.generator import all_variants, get_variant, variant_names
 from icgbench.models import ALIASES, DECLARATIONS, competitors, resolve
 from icgbench.paths import writable_or_temp
 from icgbench.release.tiers import TIERS, UNFROZEN_NOTICE
+from icgbench.scheduling import DEFAULT, scheduler_arg
 
 AUDIT_COHORT = "linear_lowhet"
 
@@ -55,7 +56,8 @@ def register(commands: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("sweep", help="the canonical grid of models x cohorts x seeds",
                        description="Run every (model, cohort, seed) cell in parallel "
-                       "processes, skipping cells already finished in OUTDIR; write "
+                       "processes or on a Dask cluster (--scheduler), skipping cells already "
+                       "finished in OUTDIR; write "
                        "per_seed.csv, summary.csv, failures.csv and sweep.json. A cell that "
                        "raises is recorded in failures.csv and run again by the next sweep; "
                        "the others go on, and the command then exits 1.")
@@ -69,7 +71,12 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--seeds", nargs="+", type=non_negative_int, default=None,
                    help="seeds (default: every seed the tier holds)")
     p.add_argument("--tier", choices=list(TIERS), default="small")
-    p.add_argument("--jobs", type=positive_int, default=2, help="parallel processes")
+    p.add_argument("--jobs", type=positive_int, default=2,
+                   help="parallel workers (processes, or the LocalCluster's workers)")
+    p.add_argument("--scheduler", type=scheduler_arg, default=DEFAULT,
+                   help="where cells run: processes (default), local (a Dask LocalCluster of "
+                   "--jobs workers) or tcp://HOST:PORT (a running Dask scheduler whose "
+                   "workers see OUTDIR); results do not depend on it")
     p.add_argument("--calibrate-by", choices=list(CALIBRATE_BY), default=DEFAULT_CALIBRATE_BY,
                    help="how each model's structure K* is chosen on the calibration cohort: "
                    "the K maximising directed F1 (default, the headline) or the K minimising "
@@ -188,7 +195,8 @@ def run_sweep(args: argparse.Namespace) -> int:
     _check_cohorts(cohorts)
     outdir = writable_or_temp(args.outdir, Path("outputs/sweep"))
     cells = grid(models, cohorts, args.seeds, args.tier)
-    result = sweep(cells, outdir, args.jobs, calibrate_by=args.calibrate_by)
+    result = sweep(cells, outdir, args.jobs, calibrate_by=args.calibrate_by,
+                   scheduler=args.scheduler)
     for f in result.failures:
         say_err(f"icgbench: {f.model} on {f.cohort} seed {f.seed} failed: "
                 f"{f.error_type}: {f.error}")

@@ -22,7 +22,7 @@ from icgbench.scorer.truth import load_truth, public_truth
 from icgbench.tasks import TASKS
 from icgbench.tasks.summary import score_summary
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("icgbench.scorer")
 
 
 @dataclass(frozen=True)
