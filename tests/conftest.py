@@ -12,6 +12,14 @@ from icgbench.generator import Cohort, simulate
 
 ROOT = Path(__file__).resolve().parents[1]
 
+#: Reference models whose fit takes many seconds: their cases run under `make test-slow`.
+SLOW_MODELS = frozenset({"pcmci_plus"})
+
+
+def model_params(names: list[str]) -> list:
+    """``names`` as pytest parameters, the slow models' marked slow (CI runs both sets)."""
+    return [pytest.param(n, marks=pytest.mark.slow) if n in SLOW_MODELS else n for n in names]
+
 
 @functools.lru_cache(maxsize=32)
 def cohort(variant: str, seed: int = 0, n_subjects: int | None = None) -> Cohort:

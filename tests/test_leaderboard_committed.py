@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from icgbench.generator import variant_names
 from icgbench.leaderboard.verify import verify
 from icgbench.models import MODELS, competitors
@@ -18,6 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 BOARD = ROOT / "leaderboard"
 
 
+@pytest.mark.slow
 def test_committed_board_reproduces_every_recorded_number(full_tier_root):
     entries, problems = verify(BOARD, jobs=2)
     assert [str(p) for p in problems] == []

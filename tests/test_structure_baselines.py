@@ -14,6 +14,7 @@ import json
 import numpy as np
 import pytest
 
+from conftest import model_params
 from icgbench.models import CohortData, get_model
 from icgbench.scorer import ScoreReport, score
 
@@ -42,7 +43,7 @@ def _scores(source: list[int], target: list[int], score: list[float]
     return {(s, t): v for s, t, v in zip(source, target, score, strict=True)}
 
 
-@pytest.mark.parametrize("model", NEW_MODELS)
+@pytest.mark.parametrize("model", model_params(NEW_MODELS))
 def test_model_submits_a_structure_block_that_scores_above_chance(model):
     report = _report(model)
     assert set(report.document["tasks"]) == {"structure_recovery"}
@@ -53,7 +54,7 @@ def test_model_submits_a_structure_block_that_scores_above_chance(model):
     assert metrics["directed_f1"] > 0.2
 
 
-@pytest.mark.parametrize("model", NEW_MODELS)
+@pytest.mark.parametrize("model", model_params(NEW_MODELS))
 def test_model_is_deterministic(model):
     data = CohortData.load("linear_lowhet")
     m = get_model(model)

@@ -31,6 +31,7 @@ def test_a_sweep_on_a_local_cluster_equals_the_process_sweep_and_resumes(tmp_pat
     assert again.ran == 0 and again.regraded == 0
 
 
+@pytest.mark.slow  # the Dask client waits its 10 s timeout
 def test_an_unreachable_scheduler_is_a_usage_error(tmp_path, capsys):
     code = main(["bench", "sweep", "--models", "random", "--cohorts", "linear_lowhet",
                  "--scheduler", "tcp://127.0.0.1:9", "--outdir", str(tmp_path / "out")])
