@@ -1,0 +1,79 @@
+fail <- function(...) stop(sprintf(...), call. = FALSE)
+
+#' Names of the nine bottleneck states, in the scorer's order
+#'
+#' The order is the one `r2_mean` sums in (left to right) and the submission
+#' schema lists.
+#' @return A character vector.
+#' @examples
+#' icg_states()
+#' @export
+icg_states <- function() {
+  c("DNA_adducts", "ROS", "immune_clearance", "inflammation", "epigenetic_age",
+    "proliferation", "mutation_rate", "driver_count_proxy", "clone_fraction")
+}
+
+#' Names of the seven `do_*` interventions, in the scorer's order
+#'
+#' @return A character vector.
+#' @examples
+#' icg_interventions()
+#' @export
+icg_interventions <- function() {
+  c("do_DNA_repair_rescue", "do_ROS_inflammation_blockade", "do_epigenetic_memory_reset",
+    "do_proliferation_suppression", "do_immune_surveillance_restore",
+    "do_repair_inhibition", "do_artificial_proliferation")
+}
+
+task_names <- function() {
+  c("risk_prediction", "latent_recovery", "intervention_conformity",
+    "cross_host_generalization", "structure_recovery")
+}
+
+block_split <- function(block) {
+  switch(block, risk_prediction = , latent_recovery = , intervention_conformity = "test",
+         cross_host_generalization = "target_test", NULL)
+}
+
+# Left-to-right sum in doubles: base R's sum() and cumsum() accumulate in long double,
+# which can differ from the contract's double sum in the last bits.
+dsum <- function(x) {
+  total <- 0
+  for (v in x) total <- total + v
+  total
+}
+
+# Decimal text to doubles, correctly rounded: R's own parser (as.numeric, read.csv) is
+# off by one unit in the last place for some inputs; jsonlite's is not.
+parse_doubles <- function(text, where) {
+  if (length(text) == 0) return(numeric(0))
+  ok <- grepl("^-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][-+]?[0-9]+)?$", text)
+  if (!all(ok)) {
+    fail("%s: %s is not a number", where, encodeString(text[!ok][1], quote = "\""))
+  }
+  as.double(jsonlite::parse_json(paste0("[", paste(text, collapse = ","), "]"),
+                                 simplifyVector = TRUE))
+}
+
+read_bytes <- function(path) {
+  if (!file.exists(path) || dir.exists(path)) fail("%s: no such file", path)
+  readBin(path, "raw", n = file.size(path))
+}
+
+# The bytes of a file, gunzipped when they start with the gzip magic number.
+read_document_bytes <- function(path) {
+  bytes <- read_bytes(path)
+  if (length(bytes) >= 2 && bytes[1] == as.raw(0x1f) && bytes[2] == as.raw(0x8b)) {
+    bytes <- tryCatch(memDecompress(bytes, "gzip"),
+                      error = function(e) fail("%s: not a readable gzip file (%s)", path,
+                                               conditionMessage(e)))
+  }
+  bytes
+}
+
+utf8_text <- function(bytes, where) {
+  text <- rawToChar(bytes)
+  Encoding(text) <- "UTF-8"
+  if (!validUTF8(text)) fail("%s: not valid UTF-8", where)
+  text
+}

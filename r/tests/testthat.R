@@ -1,0 +1,4 @@
+library(testthat)
+library(icgbench)
+
+test_check("icgbench")
