@@ -9,4 +9,10 @@ repo_root <- function() {
 
 small_release <- function() icg_release(repo_root(), "small")
 
+truths <- new.env()
+cached_truth <- function(variant) {
+  if (is.null(truths[[variant]])) truths[[variant]] <- icg_truth(small_release(), variant)
+  truths[[variant]]
+}
+
 model <- function() list(name = "r-test", version = "0.1.0", language = "R")

@@ -10,26 +10,29 @@ test_that("tables are typed by their Table Schema", {
   expect_type(observations$tx__p53_checkpoint, "double")
   expect_true(anyNA(observations$tx__p53_checkpoint))
   expect_equal(nrow(observations), 10000)
+  expect_identical(names(observations), vapply(
+    jsonlite::fromJSON(file.path(repo_root(), "schemas", "tables", "observations.json"),
+                       simplifyVector = FALSE)$fields, function(f) f$name, ""))
 })
 
 test_that("numbers are read correctly rounded, not by R's own parser", {
   release <- small_release()
   path <- file.path(release$base, "datasets", "small", "linear_lowhet", "seed0",
-                    "observations.csv.gz")
-  text <- utils::read.csv(gzfile(path), colClasses = "character")
-  table <- icg_read_table(release, "observations", "linear_lowhet")
-  column <- "tx__p53_checkpoint"
-  present <- nzchar(text[[column]])
-  exact <- jsonlite::parse_json(paste0("[", paste(text[[column]][present], collapse = ","), "]"),
+                    "subjects.csv.gz")
+  text <- utils::read.csv(gzfile(path), colClasses = "character")$dose
+  table <- icg_read_table(release, "subjects", "linear_lowhet")
+  exact <- jsonlite::parse_json(paste0("[", paste(text, collapse = ","), "]"),
                                 simplifyVector = TRUE)
-  expect_identical(table[[column]][present], exact)
-  expect_true(all(is.na(table[[column]][!present])))
+  expect_identical(table$dose, exact)
+  wrong <- which(as.numeric(text) != exact)
+  expect_true("0.718528" %in% text[wrong])
+  expect_identical(table$dose[text == "0.718528"], 718528 / 1e6)  # the literal misparses too
 })
 
 test_that("every table of the small tier reads, public and truth", {
   release <- small_release()
-  resources <- Filter(function(r) r$format == "csv" && r[["icgbench:variant"]] == "nonlinear_obs",
-                      release$descriptor$resources)
+  resources <- Filter(function(r) r$format == "csv" && r[["icgbench:variant"]] == "nonlinear_obs" &&
+                        r[["icgbench:table"]] != "observations", release$descriptor$resources)
   for (r in resources) {
     table <- icg_read_table(release, r[["icgbench:table"]], "nonlinear_obs", truth = TRUE)
     expect_equal(nrow(table), r[["icgbench:rows"]])

@@ -20,7 +20,7 @@ cohort_submission <- function(release, variant, truth) {
 
 test_that("a whole cohort is graded, in any row order, with its baselines", {
   release <- small_release()
-  truth <- icg_truth(release, "linear_lowhet")
+  truth <- cached_truth("linear_lowhet")
   sub <- cohort_submission(release, "linear_lowhet", truth)
   score <- icg_score(sub, truth)
   expect_identical(names(score$tasks), c("risk_prediction", "latent_recovery",
@@ -46,7 +46,7 @@ test_that("a whole cohort is graded, in any row order, with its baselines", {
 
 test_that("ids must be exactly the split's subjects; the cohort must match", {
   release <- small_release()
-  truth <- icg_truth(release, "nonlinear_mixhost")
+  truth <- cached_truth("nonlinear_mixhost")
   test <- truth$ids$test
   sub <- icg_submission(release, "nonlinear_mixhost", model = model(),
                         risk_prediction = data.frame(subject_id = test, proba = 0.5))
@@ -68,7 +68,7 @@ test_that("ids must be exactly the split's subjects; the cohort must match", {
 
 test_that("structure_k and responsive_threshold are the scorer's options", {
   release <- small_release()
-  truth <- icg_truth(release, "linear_lowhet")
+  truth <- cached_truth("linear_lowhet")
   sub <- cohort_submission(release, "linear_lowhet", truth)
   expect_equal(icg_score(sub, truth, structure_k = 3)$tasks$structure_recovery$metrics$k, 3)
   loose <- icg_score(sub, truth, responsive_threshold = 0)

@@ -1,0 +1,301 @@
+"""The R package (r/): its testthat suite, and agreement with the Python scorer and validator.
+
+The package is installed into a temporary library; its tests read the repository's release,
+fixtures and schemas through ICGBENCH_ROOT. The R validator (ajv in V8) must give the
+Python validator's verdict on the schema layer, and the R metrics the Python scorer's on a
+reference model's submissions for real small-tier cohorts.
+"""
+
+from __future__ import annotations
+
+import copy
+import filecmp
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import require, require_tool
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "r"
+R_PACKAGES = ("jsonlite", "digest", "V8", "testthat")
+HINT = "install r-base-core, r-cran-jsonlite, r-cran-digest, r-cran-v8 and r-cran-testthat"
+TOLERANCE = 1e-9
+
+
+def _r_has(rscript: str, package: str) -> bool:
+    code = f"quit(status = !requireNamespace('{package}', quietly = TRUE))"
+    return subprocess.run([rscript, "-e", code], capture_output=True, check=False).returncode == 0
+
+
+def _env(library: Path | None = None) -> dict[str, str]:
+    env = {**os.environ, "ICGBENCH_ROOT": str(ROOT)}
+    if library is not None:
+        env["R_LIBS"] = os.pathsep.join(filter(None, [str(library), os.environ.get("R_LIBS")]))
+    return env
+
+
+def _run(command: list[str], cwd: Path | None = None, library: Path | None = None,
+         timeout: int = 300) -> subprocess.CompletedProcess:
+    return subprocess.run(command, cwd=cwd, env=_env(library), capture_output=True, text=True,
+                          check=False, timeout=timeout)
+
+
+@pytest.fixture(scope="module")
+def rscript() -> str:
+    path = require_tool("Rscript", HINT)
+    for package in R_PACKAGES:
+        require(_r_has(path, package), f"R package {package}", HINT)
+    return path
+
+
+@pytest.fixture(scope="module")
+def library(rscript, tmp_path_factory) -> Path:
+    """A temporary R library holding the package, installed from r/."""
+    lib = tmp_path_factory.mktemp("r-library")
+    result = _run([str(Path(rscript).with_name("R")), "CMD", "INSTALL", "--no-test-load",
+                   "--no-docs", "--no-html", "-l", str(lib), str(PACKAGE)], cwd=lib)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return lib
+
+
+def _r(rscript: str, library: Path, script: str, *args: str) -> subprocess.CompletedProcess:
+    result = _run([rscript, "-e", script, *args], library=library)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result
+
+
+def test_the_testthat_suite_passes(rscript, library):
+    script = ("testthat::test_dir(commandArgs(TRUE)[1], package = 'icgbench', "
+              "load_package = 'installed', stop_on_failure = TRUE, "
+              "reporter = testthat::CheckReporter$new())")
+    result = _r(rscript, library, script, str(PACKAGE / "tests" / "testthat"))
+    assert "[ FAIL 0 |" in result.stdout, result.stdout
+
+
+# --- the validators agree -------------------------------------------------------------------
+
+def _documents(folder: Path) -> dict[Path, str]:
+    """Every conformance fixture and schema example; each fixture's blocks under a valid
+    header; the broken submissions of the ajv test. Path -> label."""
+    from scoring_helpers import template
+    from test_schemas_ajv import _broken_submissions
+
+    docs: dict[Path, str] = {}
+    for path in sorted((ROOT / "schemas" / "conformance").glob("*.json")):
+        docs[path] = f"fixture {path.stem}"
+        header = {k: v for k, v in template().items() if not isinstance(v, dict) or k == "model"}
+        wrapped = folder / f"wrapped_{path.stem}.json"
+        wrapped.write_text(json.dumps({**header, **json.loads(path.read_text())["blocks"]}))
+        docs[wrapped] = f"blocks of {path.stem} under a header"
+    for path in sorted((ROOT / "schemas" / "examples").glob("*.json")):
+        docs[path] = f"example {path.stem}"
+    for i, (label, doc) in enumerate(_broken_submissions()):
+        path = folder / f"broken_{i:02d}.json"
+        path.write_text(json.dumps(doc))
+        docs[path] = f"submission: {label}"
+    return docs
+
+
+def _python_schema_verdict(path: Path) -> tuple[bool, str]:
+    """icgbench's own verdict on the JSON Schema layer: valid, or refused later (semantic)."""
+    from icgbench.scorer import SubmissionInvalid, validate
+
+    try:
+        validate(path)
+    except SubmissionInvalid as exc:
+        return exc.stage == "semantic", f"{exc.stage}: {exc.errors[:2]}"
+    return True, "valid"
+
+
+def test_r_and_python_validators_agree_on_fixtures_examples_and_broken_submissions(
+        rscript, library, tmp_path):
+    documents = _documents(tmp_path)
+    listing = tmp_path / "documents.txt"
+    listing.write_text("\n".join(map(str, documents)) + "\n")
+    script = """
+library(icgbench)
+paths <- readLines(commandArgs(TRUE)[1])
+cat(vapply(paths, function(p) if (icg_validate(p)$valid) "valid" else "invalid", ""), sep = "\\n")
+"""
+    verdicts = _r(rscript, library, script, str(listing)).stdout.split()
+    assert len(verdicts) == len(documents)
+    disagreements = []
+    for (path, label), r_verdict in zip(documents.items(), verdicts, strict=True):
+        python_valid, why = _python_schema_verdict(path)
+        if python_valid != (r_verdict == "valid"):
+            disagreements.append(f"{label}: R {r_verdict}, Python {why}")
+    assert disagreements == []
+    assert verdicts.count("valid") >= 6  # the example, the wrapped fixtures, the valid cases
+
+
+def test_r_validates_each_schema_example_as_python_does(rscript, library):
+    from icgbench import contract
+    from icgbench.scorer.schema_check import schema_errors
+
+    names = ("submission", "score-report", "leaderboard-entry")
+    script = """
+library(icgbench)
+root <- Sys.getenv("ICGBENCH_ROOT")
+for (doc in commandArgs(TRUE)) for (schema in commandArgs(TRUE)) {
+  path <- file.path(root, "schemas", "examples", paste0(doc, ".json"))
+  cat(doc, schema, icg_validate(path, schema)$valid, "\\n")
+}
+"""
+    lines = _r(rscript, library, script, *names).stdout.splitlines()
+    assert len(lines) == 9
+    for line in lines:
+        doc, schema, valid = line.split()
+        example = json.loads((ROOT / "schemas" / "examples" / f"{doc}.json").read_text())
+        python = schema_errors(copy.deepcopy(example), contract.json_schema(schema)) == []
+        assert (valid == "TRUE") == python == (doc == schema), line
+
+
+# --- the metrics agree ----------------------------------------------------------------------
+
+#: The floor (every block, structure included) and the mechanism model (four blocks).
+COHORTS = (("partial_observability", "random"), ("misspecified_signs", "mbcnet_v0_1"))
+
+SCORE_SCRIPT = """
+library(icgbench)
+args <- commandArgs(TRUE)
+release <- icg_release(Sys.getenv("ICGBENCH_ROOT"))
+num <- function(x) if (is.null(x) || is.na(x)) "NA" else sprintf("%.17g", x)
+for (i in seq(1, length(args), by = 2)) {
+  variant <- args[i]
+  score <- icg_score(args[i + 1], icg_truth(release, variant))
+  for (task in names(score$tasks)) {
+    result <- score$tasks[[task]]
+    for (m in names(result$metrics)) cat(variant, task, m, num(result$metrics[[m]]), "\\n")
+    for (m in names(result$random_baseline)) {
+      cat(variant, task, paste0("baseline:", m), num(result$random_baseline[[m]]), "\\n")
+    }
+    if (task == "structure_recovery") {
+      cat(variant, task, "detail:best_k_in_sample", num(result$details$best_k_in_sample), "\\n")
+    }
+  }
+  for (m in names(score$summary)) cat(variant, "summary", m, num(score$summary[[m]]), "\\n")
+}
+"""
+
+
+def _python_values(report: dict) -> dict[tuple[str, str], float | None]:
+    values: dict[tuple[str, str], float | None] = {}
+    for task, result in report["tasks"].items():
+        values.update({(task, m): v for m, v in result["metrics"].items()})
+        values.update({(task, f"baseline:{m}"): info["random_baseline"]
+                       for m, info in report["metric_info"][task].items()})
+        if task == "structure_recovery":
+            values[(task, "detail:best_k_in_sample")] = result["details"]["best_k_in_sample"]
+    values.update({("summary", m): v for m, v in report["summary"].items()
+                   if m != "composite_note"})
+    return values
+
+
+def _close(a: float | None, b: float | None) -> bool:
+    if a is None or b is None:
+        return a is None and b is None
+    return math.isclose(a, b, rel_tol=TOLERANCE, abs_tol=TOLERANCE)
+
+
+def test_r_metrics_equal_the_python_scorer_on_reference_submissions(rscript, library, tmp_path):
+    """Reference models' submissions for real small-tier cohorts, graded by both scorers."""
+    icgbench = [sys.executable, "-m", "icgbench"]
+    runs = {variant: subprocess.Popen(
+        [*icgbench, "bench", "run", "--cohort", variant, "--variant", model, "--outdir",
+         str(tmp_path / variant)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for variant, model in COHORTS}
+    for variant, run in runs.items():
+        out, err = run.communicate(timeout=300)
+        assert run.returncode == 0, f"{variant}: {out}{err}"
+    args = [str(x) for variant, _ in COHORTS
+            for x in (variant, tmp_path / variant / "submission.json")]
+    lines = _r(rscript, library, SCORE_SCRIPT, *args).stdout.splitlines()
+    r_values = {}
+    for line in lines:
+        variant, task, metric, value = line.split()
+        r_values[(variant, task, metric)] = None if value == "NA" else float(value)
+    for variant, _ in COHORTS:
+        report = json.loads((tmp_path / variant / "report.json").read_text())
+        python = _python_values(report)
+        mine = {k[1:]: v for k, v in r_values.items() if k[0] == variant}
+        assert set(mine) == set(python), (variant, set(mine) ^ set(python))
+        differ = [f"{task}.{metric}: R {mine[(task, metric)]}, Python {value}"
+                  for (task, metric), value in python.items()
+                  if not _close(mine[(task, metric)], value)]
+        assert differ == [], variant
+    assert len(r_values) > 120
+
+
+def test_r_reads_tables_exactly_as_pyarrow_does(rscript, library):
+    """Every value of three public tables (booleans, nullable integers, masked numbers)."""
+    from icgbench import contract
+    from icgbench.data import load_arrow
+
+    variant = "partial_observability"
+    tables = ("subjects", "masks", "observations")
+    script = """
+library(icgbench)
+release <- icg_release(Sys.getenv("ICGBENCH_ROOT"))
+out <- lapply(commandArgs(TRUE)[-1], function(name) {
+  table <- icg_read_table(release, name, commandArgs(TRUE)[1])
+  lapply(table, function(x) list(type = typeof(x),
+                                 values = if (is.double(x)) sprintf("%.17g", x) else x))
+})
+cat(jsonlite::toJSON(out, auto_unbox = TRUE, na = "null"))
+"""
+    tables_r = json.loads(_r(rscript, library, script, variant, *tables).stdout)
+    kinds = {"string": "character", "integer": "integer", "number": "double",
+             "boolean": "logical"}
+    for name, columns in zip(tables, tables_r, strict=True):
+        arrow = load_arrow(variant, name)
+        fields = contract.table_schema(name)["fields"]
+        assert list(columns) == [f["name"] for f in fields] == arrow.column_names
+        for field in fields:
+            column = columns[field["name"]]
+            assert column["type"] == kinds[field["type"]], (name, field["name"])
+            expected = arrow[field["name"]].to_pylist()
+            values = column["values"]
+            if field["type"] == "number":
+                values = [None if v == "NA" else float(v) for v in values]
+            assert values == expected, (name, field["name"])
+
+
+# --- generated files and R CMD check --------------------------------------------------------
+
+@pytest.mark.slow
+def test_roxygen_namespace_and_man_are_up_to_date(rscript, tmp_path):
+    require(_r_has(rscript, "roxygen2"), "R package roxygen2", "install r-cran-roxygen2")
+    copy_dir = tmp_path / "r"
+    shutil.copytree(PACKAGE, copy_dir)
+    shutil.rmtree(copy_dir / "man")
+    (copy_dir / "NAMESPACE").unlink()
+    result = _run([rscript, "-e", "roxygen2::roxygenise(commandArgs(TRUE)[1])", str(copy_dir)])
+    assert result.returncode == 0, result.stdout + result.stderr
+    generated = sorted(p.name for p in (copy_dir / "man").iterdir())
+    assert generated == sorted(p.name for p in (PACKAGE / "man").iterdir())
+    stale = [name for name in ["NAMESPACE", "DESCRIPTION", *[f"man/{g}" for g in generated]]
+             if not filecmp.cmp(copy_dir / name, PACKAGE / name, shallow=False)]
+    assert stale == [], "run Rscript -e 'roxygen2::roxygenise(\"r\")' and commit the result"
+
+
+@pytest.mark.slow
+def test_r_cmd_check_passes_without_errors_or_warnings(rscript, tmp_path):
+    r = str(Path(rscript).with_name("R"))
+    build = _run([r, "CMD", "build", "--no-manual", str(PACKAGE)], cwd=tmp_path)
+    assert build.returncode == 0, build.stdout + build.stderr
+    (tarball,) = tmp_path.glob("icgbench_*.tar.gz")
+    env_check = {"_R_CHECK_FORCE_SUGGESTS_": "false"}
+    check = subprocess.run([r, "CMD", "check", "--no-manual", tarball.name], cwd=tmp_path,
+                           env={**_env(), **env_check}, capture_output=True, text=True,
+                           check=False, timeout=900)
+    output = check.stdout + check.stderr
+    assert check.returncode == 0, output
+    assert "ERROR" not in output and "WARNING" not in output, output
+    assert "Status: OK" in output or "NOTE" in output, output
