@@ -1,14 +1,16 @@
 """Sweep scaling: cells per second at 1 and at 2 workers, on the same grid.
 
-Runs ``sweep`` (the function behind ``icgbench bench sweep``) on the small tier's grid of
---models x every cohort x every seed, into a fresh folder each time, once with one worker
+Runs ``sweep`` (the function behind ``icgbench bench sweep``) on a tier's grid of
+--models x every cohort x every seed (the full tier by default: 18 cohorts per model, the
+grid the baselines are measured on; the small tier's 6 leave the workers' start-up and the
+calibration phase a larger share), into a fresh folder each time, once with one worker
 and once with two (process pool, or ``--scheduler local`` for a Dask LocalCluster), best
 of --repeats. The one-worker run is the reference: the speed-up is its time over the
 two-worker time (target >= 1.7x on 2 cores). docs/scale.md scales these figures to 100
 workers.
 
     python benchmarks/bench_sweep_scale.py [--models random logistic_direct mbcnet_v0_1]
-        [--scheduler processes|local] [--repeats 2]
+        [--tier full|small] [--scheduler processes|local] [--repeats 2]
 """
 
 from __future__ import annotations
@@ -36,9 +38,10 @@ def main() -> None:
     parser.add_argument("--models", nargs="+",
                         default=["random", "logistic_direct", "mbcnet_v0_1"])
     parser.add_argument("--scheduler", default="processes", choices=["processes", "local"])
+    parser.add_argument("--tier", default="full", choices=["full", "small"])
     parser.add_argument("--repeats", type=int, default=2)
     args = parser.parse_args()
-    cells = grid(args.models, variant_names(), None, "small")
+    cells = grid(args.models, variant_names(), None, args.tier)
     work = Path(tempfile.mkdtemp(prefix="icgbench-sweep-scale-"))
 
     def run(workers: int) -> None:
@@ -50,7 +53,7 @@ def main() -> None:
 
     try:
         print(f"{len(cells)} cells ({', '.join(args.models)} x {len(variant_names())} cohorts "
-              f"x the small tier's seeds), scheduler {args.scheduler}, best of "
+              f"x the {args.tier} tier's seeds), scheduler {args.scheduler}, best of "
               f"{args.repeats}, {os.cpu_count()} cores")
         one = best_of(args.repeats, lambda: run(1))
         two = best_of(args.repeats, lambda: run(2))

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
 from icgbench.errors import UsageError
@@ -50,31 +51,62 @@ def _dask_client(scheduler: str, jobs: int) -> Any:
         raise UsageError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
 
 
+class Runner:
+    """Where tasks run, kept open across batches: one process pool or one Dask client for
+    all of them, so workers start (and import) once. Use as a context manager."""
+
+    def __init__(self, scheduler: str = DEFAULT, jobs: int = 1) -> None:
+        self.scheduler, self.jobs = scheduler, jobs
+        self._pool: ProcessPoolExecutor | None = None
+        self._client: Any = None
+        self._cluster: Any = None
+
+    def __enter__(self) -> Runner:
+        if self.scheduler != DEFAULT:
+            self._client, self._cluster = _dask_client(self.scheduler, self.jobs)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(cancel_futures=True)
+        if self._client is not None:
+            self._client.close()
+        if self._cluster is not None:
+            self._cluster.close()
+
+    def _process_pool(self) -> ProcessPoolExecutor:
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(max_workers=self.jobs)
+        return self._pool
+
+    def outcomes(self, fn: Callable[[T], R], items: Iterable[T]
+                 ) -> Iterator[tuple[T, R | Exception]]:
+        """``(item, fn(item))`` for every item in the order tasks finish, or ``(item,
+        exception)`` when the task raised or its worker failed: one bad task ends no other."""
+        items = list(items)
+        if self._client is not None:
+            from distributed import as_completed as dask_completed
+
+            futures = self._client.map(fn, items, pure=False)
+            item_of = {f.key: i for f, i in zip(futures, items, strict=True)}
+            return ((item_of[f.key], _result(f)) for f in dask_completed(futures))
+        if self.jobs <= 1 or (self._pool is None and len(items) <= 1):
+            return ((i, _outcome(fn, i)) for i in items)
+        try:
+            submitted = {self._process_pool().submit(fn, i): i for i in items}
+        except BrokenProcessPool:  # a worker of an earlier batch died: start afresh
+            self._pool.shutdown(cancel_futures=True)
+            self._pool = None
+            submitted = {self._process_pool().submit(fn, i): i for i in items}
+        return ((submitted[f], _result(f)) for f in as_completed(submitted))
+
+
 @contextlib.contextmanager
 def task_outcomes(fn: Callable[[T], R], items: Iterable[T], scheduler: str = DEFAULT,
                   jobs: int = 1) -> Iterator[Iterator[tuple[T, R | Exception]]]:
-    """Yield ``(item, fn(item))`` for every item in the order tasks finish, or ``(item,
-    exception)`` when the task raised or its worker failed: one bad task ends no other."""
-    items = list(items)
-    if scheduler == DEFAULT and (jobs <= 1 or len(items) <= 1):
-        yield ((i, _outcome(fn, i)) for i in items)
-        return
-    if scheduler == DEFAULT:
-        with ProcessPoolExecutor(max_workers=min(jobs, len(items))) as pool:
-            futures = {pool.submit(fn, i): i for i in items}
-            yield ((futures[f], _result(f)) for f in as_completed(futures))
-        return
-    client, cluster = _dask_client(scheduler, jobs)
-    try:
-        from distributed import as_completed as dask_completed
-
-        futures = client.map(fn, items, pure=False)
-        item_of = {f.key: i for f, i in zip(futures, items, strict=True)}
-        yield ((item_of[f.key], _result(f)) for f in dask_completed(futures))
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
+    """One batch on a :class:`Runner` of its own (see :meth:`Runner.outcomes`)."""
+    with Runner(scheduler, jobs) as runner:
+        yield runner.outcomes(fn, items)
 
 
 def _outcome(fn: Callable[[T], R], item: T) -> R | Exception:

@@ -40,7 +40,7 @@ from icgbench.bench.run import UNFROZEN_FOLDER, run_experiment
 from icgbench.data import tier_descriptor
 from icgbench.models import missing_requirement
 from icgbench.progress import track
-from icgbench.scheduling import DEFAULT, task_outcomes
+from icgbench.scheduling import DEFAULT, Runner
 
 LEAD = ["model", "cohort", "seed", "tier", "oracle"]
 TIMINGS = ["generate_seconds", "fit_seconds", "predict_seconds", "write_seconds",
@@ -222,15 +222,13 @@ def grid(models: Iterable[str], cohorts: Iterable[str], seeds: Iterable[int] | N
 Job = tuple[Cell, Callable[..., "dict[str, Any] | Failure"], tuple]
 
 
-def _execute(jobs: list[Job], outdir: Path, workers: int, label: str, scheduler: str
+def _execute(runner: Runner, jobs: list[Job], outdir: Path, label: str
              ) -> dict[Cell, dict[str, Any] | Failure]:
-    """Run each job (a cell, a function and its arguments) where ``scheduler`` says."""
+    """Run each job (a cell, a function and its arguments) on ``runner``."""
     out: dict[Cell, dict[str, Any] | Failure] = {}
-    with task_outcomes(_call, jobs, scheduler, workers) as outcomes:
-        for (cell, _, _), result in track(outcomes, len(jobs), label):
-            # an exception here: the worker died, or the result could not travel back
-            out[cell] = _fail(cell, outdir, result) if isinstance(result, Exception) else (
-                result)
+    for (cell, _, _), result in track(runner.outcomes(_call, jobs), len(jobs), label):
+        # an exception here: the worker died, or the result could not travel back
+        out[cell] = _fail(cell, outdir, result) if isinstance(result, Exception) else result
     return out
 
 
@@ -283,18 +281,19 @@ def sweep(cells: list[Cell], outdir: Path, jobs: int = 1, root: Path | None = No
         return c, _run_cell, (c, str(outdir), root_arg, k, calibrated, calibrate_by)
 
     first = [c for c in todo if c in on_calibration]
-    rows |= _execute([run(c, None, True) for c in first], outdir, jobs,
-                     "sweep: calibration cohort", scheduler)
-    k_stars = _k_stars(on_calibration, rows, outdir)
-    chosen = {m: stars[calibrate_by] for m, stars in k_stars.items()}
-    rest = [c for c in todo if c not in first]
-    rows |= _execute([run(c, chosen.get(c.model), c.model in chosen) for c in rest], outdir,
-                     jobs, "sweep", scheduler)
-    stale = [c for c in cells if c.model in chosen and isinstance(rows[c], dict)
-             and _stale(rows[c], chosen[c.model], calibrate_by)]
-    rows |= _execute([(c, _regrade_cell, (c, str(outdir), root_arg, chosen[c.model],
-                                          calibrate_by)) for c in stale],
-                     outdir, jobs, "sweep: re-scoring at K*", scheduler)
+    with Runner(scheduler, jobs) as runner:
+        rows |= _execute(runner, [run(c, None, True) for c in first], outdir,
+                         "sweep: calibration cohort")
+        k_stars = _k_stars(on_calibration, rows, outdir)
+        chosen = {m: stars[calibrate_by] for m, stars in k_stars.items()}
+        rest = [c for c in todo if c not in first]
+        rows |= _execute(runner, [run(c, chosen.get(c.model), c.model in chosen)
+                                  for c in rest], outdir, "sweep")
+        stale = [c for c in cells if c.model in chosen and isinstance(rows[c], dict)
+                 and _stale(rows[c], chosen[c.model], calibrate_by)]
+        rows |= _execute(runner, [(c, _regrade_cell, (c, str(outdir), root_arg,
+                                                      chosen[c.model], calibrate_by))
+                                  for c in stale], outdir, "sweep: re-scoring at K*")
     failures = [rows[c] for c in cells if isinstance(rows[c], Failure)]
     per_seed = _frame([rows[c] for c in cells if isinstance(rows[c], dict)])
     summary = summarize(per_seed)
