@@ -211,6 +211,7 @@ icg_write_submission <- function(submission, path, validate = TRUE) {
            paste(verdict$errors, collapse = "\n"))
     }
   }
+  if (!dir.exists(dirname(path))) fail("%s: no folder %s to write into", path, dirname(path))
   partial <- tempfile(".icgbench-", tmpdir = dirname(path))
   on.exit(unlink(partial))
   con <- if (grepl("\\.gz$", path)) gzfile(partial, "wb") else file(partial, "wb")

@@ -31,7 +31,11 @@ test_that("a written submission reads back identically, plain and gzipped", {
     expect_identical(icg_read_submission(path), sub)
     magic <- readBin(path, "raw", 2)
     expect_equal(identical(magic, as.raw(c(0x1f, 0x8b))), ext == ".json.gz")
+    again <- tempfile(fileext = ext)
+    icg_write_submission(sub, again)
+    expect_identical(readBin(again, "raw", 1e7), readBin(path, "raw", 1e7))
   }
+  expect_error(icg_write_submission(sub, file.path(tempfile(), "x.json")), "no folder")
 })
 
 test_that("header values are scalars and block arrays stay arrays at length one", {
