@@ -60,8 +60,7 @@ align_block <- function(name, block, truth) {
     x <- as.double(x)
     if (is.null(order)) x else x[order]
   }
-  out <- lapply(block[setdiff(names(block), "subject_id")], reorder)
-  out
+  lapply(block[setdiff(names(block), "subject_id")], reorder)
 }
 
 score_risk <- function(blocks, truth) {
