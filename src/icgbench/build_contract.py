@@ -2,11 +2,13 @@
 
 Writes ``schemas/tables/*.json`` (Table Schemas) and ``schemas/*.schema.json`` (JSON
 Schemas) from the vocabulary, then copies the whole ``schemas/`` folder (with the
-hand-written examples and conformance fixtures) into the package.
+hand-written examples and conformance fixtures) into the package, and the three JSON
+Schemas into the R package (``r/inst/schemas``), which validates against its own copy.
 """
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 from icgbench import json_schemas
@@ -18,8 +20,11 @@ def main() -> None:
     root = Path("schemas")
     written = table_schemas.write_all(root) + json_schemas.write_all(root)
     sync_package_copy(root)
+    r_copy = Path("r/inst/schemas")
+    for schema in sorted(root.glob("*.schema.json")):
+        shutil.copyfile(schema, r_copy / schema.name)
     print(f"wrote {len(written)} schema files to {root} and synced the package copy at "
-          f"{package_schema_dir()}")
+          f"{package_schema_dir()} and the R package's at {r_copy}")
 
 
 if __name__ == "__main__":
