@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import importlib.util
+
 import pandas as pd
 import pytest
 
+from conftest import require
 from icgbench.bench.sweep import TIMINGS, grid, sweep
 from icgbench.cli import main
-
-pytest.importorskip("distributed", reason="the dask extra: pip install 'icgbench[dask]'")
 
 COHORTS = ["linear_lowhet", "misspecified_signs"]  # the first is the calibration cohort
 MODELS = ["random", "correlation"]
@@ -21,6 +22,8 @@ def _measured(outdir) -> pd.DataFrame:
 
 @pytest.mark.slow
 def test_a_sweep_on_a_local_cluster_equals_the_process_sweep_and_resumes(tmp_path):
+    require(importlib.util.find_spec("distributed") is not None, "dask.distributed",
+            "pip install 'icgbench[dask]'")
     cells = grid(MODELS, COHORTS, None, "small")
     serial = sweep(cells, tmp_path / "processes", jobs=1)
     on_dask = sweep(cells, tmp_path / "dask", jobs=2, scheduler="local")

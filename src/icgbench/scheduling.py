@@ -35,6 +35,14 @@ def scheduler_arg(text: str) -> str:
         f"expected {DEFAULT}, {LOCAL} or tcp://HOST:PORT, got {text!r}")
 
 
+def add_scheduler_argument(parser: Any, tasks: str, folder: str) -> None:
+    """``--scheduler`` on a command whose ``tasks`` (cells, shards) write into ``folder``."""
+    parser.add_argument("--scheduler", type=scheduler_arg, default=DEFAULT,
+                        help=f"where {tasks} run: {DEFAULT} (default), {LOCAL} (a Dask "
+                        "LocalCluster of --jobs workers) or tcp://HOST:PORT (a running Dask "
+                        f"scheduler whose workers see {folder}); results do not depend on it")
+
+
 def _dask_client(scheduler: str, jobs: int) -> Any:
     try:
         from distributed import Client, LocalCluster
@@ -101,14 +109,6 @@ class Runner:
         return ((submitted[f], _result(f)) for f in as_completed(submitted))
 
 
-@contextlib.contextmanager
-def task_outcomes(fn: Callable[[T], R], items: Iterable[T], scheduler: str = DEFAULT,
-                  jobs: int = 1) -> Iterator[Iterator[tuple[T, R | Exception]]]:
-    """One batch on a :class:`Runner` of its own (see :meth:`Runner.outcomes`)."""
-    with Runner(scheduler, jobs) as runner:
-        yield runner.outcomes(fn, items)
-
-
 def _outcome(fn: Callable[[T], R], item: T) -> R | Exception:
     try:
         return fn(item)
@@ -117,10 +117,7 @@ def _outcome(fn: Callable[[T], R], item: T) -> R | Exception:
 
 
 def _result(future: Any) -> Any:
-    try:
-        return future.result()
-    except Exception as exc:
-        return exc
+    return _outcome(lambda f: f.result(), future)
 
 
 @contextlib.contextmanager
@@ -128,8 +125,8 @@ def run_tasks(fn: Callable[[T], R], items: Iterable[T], scheduler: str = DEFAULT
               jobs: int = 1) -> Iterator[Iterator[R]]:
     """Yield an iterator over ``fn(item)`` for every item, in the order tasks finish; the
     first task that raised raises its exception here."""
-    with task_outcomes(fn, items, scheduler, jobs) as outcomes:
-        yield (_value(outcome) for _, outcome in outcomes)
+    with Runner(scheduler, jobs) as runner:
+        yield (_value(outcome) for _, outcome in runner.outcomes(fn, items))
 
 
 def _value(outcome: R | Exception) -> R:

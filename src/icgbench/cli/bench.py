@@ -22,7 +22,7 @@ from icgbench.generator import all_variants, get_variant, variant_names
 from icgbench.models import ALIASES, DECLARATIONS, competitors, resolve
 from icgbench.paths import writable_or_temp
 from icgbench.release.tiers import TIERS, UNFROZEN_NOTICE
-from icgbench.scheduling import DEFAULT, scheduler_arg
+from icgbench.scheduling import add_scheduler_argument
 
 AUDIT_COHORT = "linear_lowhet"
 
@@ -73,10 +73,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--tier", choices=list(TIERS), default="small")
     p.add_argument("--jobs", type=positive_int, default=2,
                    help="parallel workers (processes, or the LocalCluster's workers)")
-    p.add_argument("--scheduler", type=scheduler_arg, default=DEFAULT,
-                   help="where cells run: processes (default), local (a Dask LocalCluster of "
-                   "--jobs workers) or tcp://HOST:PORT (a running Dask scheduler whose "
-                   "workers see OUTDIR); results do not depend on it")
+    add_scheduler_argument(p, "cells", "OUTDIR")
     p.add_argument("--calibrate-by", choices=list(CALIBRATE_BY), default=DEFAULT_CALIBRATE_BY,
                    help="how each model's structure K* is chosen on the calibration cohort: "
                    "the K maximising directed F1 (default, the headline) or the K minimising "

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from icgbench.cli._common import non_negative_int, positive_int, variant_arg
 from icgbench.errors import UsageError
-from icgbench.scheduling import DEFAULT, scheduler_arg
+from icgbench.scheduling import add_scheduler_argument
 
 log = logging.getLogger(__name__)
 
@@ -39,10 +39,7 @@ def register(commands: argparse._SubParsersAction) -> None:
                    "one per block (default: one per --jobs, as many as there are blocks)")
     p.add_argument("--jobs", type=positive_int, default=1,
                    help="worker processes (default 1)")
-    p.add_argument("--scheduler", type=scheduler_arg, default=DEFAULT,
-                   help="where shards run: processes (default), local (a Dask LocalCluster "
-                   "of --jobs workers) or tcp://HOST:PORT (a running Dask scheduler whose "
-                   "workers see DIR)")
+    add_scheduler_argument(p, "shards", "DIR")
     p.add_argument("--out", required=True, type=Path, help="output folder")
     p.set_defaults(func=run)
 

@@ -88,7 +88,7 @@ def _reference_end_states(variant: Variant, months: int) -> np.ndarray:
 
 SOLVED_ROOTS = "solved_roots.json"
 
-#: A root's gap function, and what the root gives back once solved.
+#: A function whose root on [-30, 30] is one of the DGP's constants.
 Gap = Callable[[float], float]
 
 
@@ -122,8 +122,8 @@ def _unit_scale(variant: Variant, months: int) -> RiskScale:
     return RiskScale(mean=exact_mean(end), sd=np.where(sd > 0, sd, 1.0), intercept=0.0)
 
 
-def _intercept_gap(variant: Variant, months: int) -> Gap:
-    hazard = _reference_run(variant, months, _unit_scale(variant, months)).hazard_sum[0]
+def _intercept_gap(variant: Variant, months: int, unit: RiskScale) -> Gap:
+    hazard = _reference_run(variant, months, unit).hazard_sum[0]
 
     def gap(b0: float) -> float:
         return _average(event_probability(hazard, b0)) - variant.target_prevalence
@@ -155,8 +155,9 @@ def _hazard_scale_gap(variant: Variant, months: int, scale: RiskScale) -> Gap:
 @functools.lru_cache(maxsize=64)
 def reference_scale(variant: Variant, months: int) -> RiskScale:
     """Standardisation and intercept of latent_risk for one variant and follow-up."""
-    intercept = _root(_intercept_gap(variant, months), variant, months, "intercept")
-    return replace(_unit_scale(variant, months), intercept=intercept)
+    unit = _unit_scale(variant, months)
+    intercept = _root(_intercept_gap(variant, months, unit), variant, months, "intercept")
+    return replace(unit, intercept=intercept)
 
 
 @functools.lru_cache(maxsize=64)
@@ -174,8 +175,9 @@ def prior_equation(variant: Variant, months: int) -> PriorEquation:
 
 def solve_roots(variant: Variant, months: int) -> dict[str, str]:
     """Both roots of one variant and follow-up solved now, never read from the file."""
-    intercept = solve(_intercept_gap(variant, months))
-    scale = replace(_unit_scale(variant, months), intercept=intercept)
+    unit = _unit_scale(variant, months)
+    intercept = solve(_intercept_gap(variant, months, unit))
+    scale = replace(unit, intercept=intercept)
     log_scale = solve(_hazard_scale_gap(variant, months, scale))
     return {root_key(variant, months, "intercept"): intercept.hex(),
             root_key(variant, months, "log_hazard_scale"): log_scale.hex()}
