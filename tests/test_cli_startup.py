@@ -42,3 +42,31 @@ def test_model_declarations_read_without_import_match_the_classes() -> None:
         cls = model_class(name)
         assert (cls.name, cls.aliases, cls.oracle, cls.requires, cls.extra) == (
             d.name, d.aliases, d.oracle, d.requires, d.extra)
+
+
+def test_validate_loads_no_pandas_sklearn_or_scipy(tmp_path) -> None:
+    """``validate`` reads Parquet and builds Arrow arrays without pyarrow's pandas path
+    (``icgbench.arrow``), and imports only its own command group."""
+    from icgbench.template import build_template
+
+    file = tmp_path / "template.json"
+    file.write_text(json.dumps(build_template("linear_lowhet")))
+    loaded = loaded_after("validate", str(file))
+    assert not loaded & {"pandas", "sklearn", "scipy", "matplotlib", "dask"}
+    assert {"pyarrow", "jsonschema"} <= loaded  # it did validate
+
+
+def test_the_command_table_names_what_each_group_registers() -> None:
+    """``main`` builds only the invoked command's group from ``COMMAND_GROUPS``: the table
+    must list exactly the commands each group module registers."""
+    import argparse
+    import importlib
+
+    from icgbench.cli import COMMAND_GROUPS, build_parser
+
+    for group, commands in COMMAND_GROUPS.items():
+        sub = argparse.ArgumentParser().add_subparsers()
+        importlib.import_module(f"icgbench.cli.{group}").register(sub)
+        assert tuple(sub.choices) == commands, group
+    full = build_parser()._subparsers._group_actions[0].choices
+    assert list(full) == [c for commands in COMMAND_GROUPS.values() for c in commands]

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from concurrent.futures.process import BrokenProcessPool
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from icgbench.errors import UsageError
+
+if TYPE_CHECKING:  # the CLI imports this module to declare --scheduler: pools load on use
+    from concurrent.futures import ProcessPoolExecutor
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -84,6 +85,8 @@ class Runner:
 
     def _process_pool(self) -> ProcessPoolExecutor:
         if self._pool is None:
+            from concurrent.futures import ProcessPoolExecutor
+
             self._pool = ProcessPoolExecutor(max_workers=self.jobs)
         return self._pool
 
@@ -100,6 +103,9 @@ class Runner:
             return ((item_of[f.key], _result(f)) for f in dask_completed(futures))
         if self.jobs <= 1 or (self._pool is None and len(items) <= 1):
             return ((i, _outcome(fn, i)) for i in items)
+        from concurrent.futures import as_completed
+        from concurrent.futures.process import BrokenProcessPool
+
         try:
             submitted = {self._process_pool().submit(fn, i): i for i in items}
         except BrokenProcessPool:  # a worker of an earlier batch died: start afresh

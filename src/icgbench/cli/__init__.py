@@ -3,24 +3,41 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import logging
 import os
 import sys
 from collections.abc import Sequence
 
 from icgbench import __version__
-from icgbench.cli import bench, data, demo, generate, leaderboard, scoring
 from icgbench.errors import UserError
 
 #: Exit code when stdout's reader closed the pipe: 128 + SIGPIPE, as a shell reports it.
 BROKEN_PIPE = 141
 
-#: Command groups, in the order ``icgbench --help`` lists them.
-COMMAND_GROUPS = (demo, scoring, leaderboard, generate, data, bench)
+#: Command group modules (``icgbench.cli.<name>``), in the order ``icgbench --help``
+#: lists them, with the top-level commands each registers. A command's run builds only
+#: its own group's parsers, so it imports nothing the other groups need (a test checks
+#: this table against what the groups register).
+COMMAND_GROUPS: dict[str, tuple[str, ...]] = {
+    "demo": ("demo",),
+    "scoring": ("validate", "score", "submission"),
+    "leaderboard": ("leaderboard",),
+    "generate": ("generate",),
+    "data": ("freeze", "data"),
+    "bench": ("bench",),
+}
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The full argument parser (also used to generate docs/cli.md)."""
+def _invoked_group(argv: Sequence[str]) -> str | None:
+    """The group of the command ``argv`` names (after any global options), else None."""
+    first = next((a for a in argv if a == "--" or not a.startswith("-")), None)
+    return next((g for g, commands in COMMAND_GROUPS.items() if first in commands), None)
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser (also used to generate docs/cli.md); ``only`` names the one
+    command group to register (the others' commands are then unknown to it)."""
     parser = argparse.ArgumentParser(
         prog="icgbench",
         description=(
@@ -31,8 +48,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"icgbench {__version__}")
     parser.add_argument(*VERBOSE, action="count", default=0, help=VERBOSE_HELP)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for group in COMMAND_GROUPS:
-        group.register(commands)
+    for group in COMMAND_GROUPS if only is None else (only,):
+        importlib.import_module(f"{__name__}.{group}").register(commands)
     _add_verbose(commands)
     return parser
 
@@ -70,8 +87,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     for stream in (sys.stdout, sys.stderr):  # a message may quote undecodable input
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = build_parser(only=_invoked_group(argv)).parse_args(argv)
     configure_logging(args.verbose)
     try:
         code = args.func(args)

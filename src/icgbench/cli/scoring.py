@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from icgbench.atomic import write_text
 from icgbench.cli._common import (
     non_negative_float,
     non_negative_int,
@@ -155,6 +154,8 @@ def run_score(args: argparse.Namespace) -> int:
     except SubmissionInvalid as exc:
         return _invalid(args, exc)
     out = args.out or _default_report_path(args.file)
+    from icgbench.atomic import write_text
+
     write_text(out, report.to_json())
     if args.json:
         print_json(report.document)
@@ -188,6 +189,8 @@ def run_template(args: argparse.Namespace) -> int:
     from icgbench.template import build_template
 
     doc = build_template(variant_arg(args.variant).name, args.seed, args.tier)
+    from icgbench.atomic import write_text
+
     write_text(args.out, json.dumps(doc, allow_nan=False) + "\n")
     print(f"wrote a {doc['variant']} seed {doc['seed']} template with every block to {args.out}")
     return 0

@@ -76,6 +76,8 @@ def _declarations() -> dict[str, Declaration]:
     found = {}
     for info in pkgutil.iter_modules(__path__):
         source = (Path(__path__[0]) / f"{info.name}.py").read_text(encoding="utf-8")
+        if "MODEL" not in source:  # a helper module, not a model: not worth parsing
+            continue
         d = _declaration(f"{__name__}.{info.name}", source)
         if d is not None:
             found[d.name] = d

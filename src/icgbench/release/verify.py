@@ -258,7 +258,7 @@ def content_matches(r: Resource, data: bytes, schema: dict[str, Any]) -> bool:
     file written by another pyarrow, a .csv.gz compressed by another zlib)."""
     try:
         if r.format == "parquet":
-            table = encode.conform(pq.read_table(encode.parquet_source(data)), schema, r.name)
+            table = encode.conform(encode.read_parquet_bytes(data), schema, r.name)
             return encode.content_digest(table, schema) == r.content_digest
         return encode.sha256_bytes(gzip.decompress(data)) == r.csv_sha256
     except Exception:  # any unreadable file simply does not match

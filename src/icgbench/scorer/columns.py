@@ -11,6 +11,8 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from icgbench.arrow import strings
+
 
 class Columns:
     """A cache of array conversions for one parsed submission."""
@@ -32,7 +34,7 @@ class Columns:
 
     def strings(self, values: list[Any]) -> pa.Array:
         """``values`` (all str) as an Arrow string array."""
-        return self._get(values, "str", lambda v: pa.array(v, type=pa.string()))
+        return self._get(values, "str", strings)
 
     def derived(self, source: Any, key: tuple[Any, ...], make) -> Any:
         """A value computed from ``source`` (an array this cache made), computed once."""

@@ -20,6 +20,7 @@ import pyarrow.compute as pc
 from jsonschema import Draft7Validator
 from jsonschema.exceptions import ValidationError, relevance
 
+from icgbench.arrow import to_numpy
 from icgbench.scorer.columns import Columns
 
 #: Arrays at least this long are checked vectorised and shortened.
@@ -101,15 +102,15 @@ def _failing_strings(values: list[Any], items: dict[str, Any], cache: Columns
         return None
     bad = np.zeros(len(values), dtype=bool)
     if "minLength" in items or "maxLength" in items:
-        lengths = pc.utf8_length(array).to_numpy()
+        lengths = to_numpy(pc.utf8_length(array))
         if "minLength" in items:
             bad |= lengths < items["minLength"]
         if "maxLength" in items:
             bad |= lengths > items["maxLength"]
     pattern = items.get("pattern")
     if pattern is not None:
-        matched = pc.match_substring_regex(array, pattern).to_numpy(zero_copy_only=False)
-        newline = pc.match_substring(array, "\n").to_numpy(zero_copy_only=False)
+        matched = to_numpy(pc.match_substring_regex(array, pattern)).copy()
+        newline = to_numpy(pc.match_substring(array, "\n"))
         for i in np.flatnonzero(newline):  # Python's $ also matches before a final newline
             matched[i] = re.search(pattern, values[i]) is not None
         bad |= ~matched

@@ -13,6 +13,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from icgbench.arrow import to_numpy
 from icgbench.generator.variants import get_variant
 from icgbench.release.descriptor import Descriptor
 from icgbench.release.tiers import TIERS, UNFROZEN_NAME
@@ -95,7 +96,7 @@ def _positions(ids: pa.Array, expected: pa.Array, cache: Columns) -> np.ndarray 
         if ids.equals(expected):
             return None
         found = pc.index_in(ids, value_set=expected)
-        return np.asarray(found.to_numpy(zero_copy_only=False), dtype=np.float64)
+        return to_numpy(pc.cast(found, pa.float64()))
 
     return cache.derived(ids, ("positions", id(expected)), locate)
 

@@ -8,9 +8,9 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from icgbench import contract
+from icgbench.arrow import strings, to_numpy
 from icgbench.data import checked_bytes
 from icgbench.release import encode
 from icgbench.release.descriptor import Descriptor
@@ -33,17 +33,21 @@ class LoadedTruth:
 def _table(d: Descriptor, variant: str, seed: int, table: str) -> tuple[pa.Table, str]:
     r = d.find(variant, seed, table, "parquet")
     data = checked_bytes(d, r)  # hash (or content) checked: a tampered file stops here
-    return encode.conform(pq.read_table(encode.parquet_source(data)), contract.table_schema(table),
+    return encode.conform(encode.read_parquet_bytes(data), contract.table_schema(table),
                           r.name), r.name
+
+
+def _rows_of_split(table: pa.Table, split: str) -> pa.Table:
+    return table.filter(pc.is_in(table["split"], value_set=strings([split])))
 
 
 def _by_split(table: pa.Table, column: str) -> dict[str, Any]:
     """Per split, the column: Arrow strings for ids, float64 numpy arrays otherwise."""
     out: dict[str, Any] = {}
     for split in ("test", "target_test"):
-        values = table.filter(pc.equal(table["split"], split))[column].combine_chunks()
+        values = _rows_of_split(table, split)[column].combine_chunks()
         out[split] = values if column == "subject_id" else np.asarray(
-            values.to_numpy(zero_copy_only=False), dtype=np.float64)
+            to_numpy(values), dtype=np.float64)
     return out
 
 
@@ -65,12 +69,11 @@ def load_truth(d: Descriptor, variant: str, seed: int,
 def end_states(states: pa.Table, test_ids: Any) -> dict[str, np.ndarray]:
     """Each state at the end of follow-up: the rows of the test split at the table's
     largest ``month`` (whatever the rows' order), in the order of ``test_ids``."""
-    end_month = pc.max(states["month"]).as_py()
-    end = states.filter(pc.and_(pc.equal(states["split"], "test"),
-                                pc.equal(states["month"], end_month)))
+    end = _rows_of_split(states, "test")
+    end = end.filter(pc.equal(end["month"], pc.max(states["month"])))
     if not end["subject_id"].combine_chunks().equals(test_ids):
         raise ValueError("test_states and test_outcomes order test subjects differently")
-    return {s: end[s].to_numpy() for s in STATES}
+    return {s: to_numpy(end[s]) for s in STATES}
 
 
 def truth_from_tables(loaded: dict[str, pa.Table]) -> Truth:
@@ -87,8 +90,8 @@ def truth_from_tables(loaded: dict[str, pa.Table]) -> Truth:
     counterfactual: dict[str, np.ndarray] = {}
     if "counterfactual_risks" in loaded:
         cf = loaded["counterfactual_risks"]
-        cf = cf.filter(pc.equal(cf["split"], "test"))
-        counterfactual = {c.removeprefix("risk__"): cf[c].to_numpy()
+        cf = _rows_of_split(cf, "test")
+        counterfactual = {c.removeprefix("risk__"): to_numpy(cf[c])
                           for c in cf.column_names if c.startswith("risk__")}
     effects = loaded["intervention_effects"].to_pylist() if "intervention_effects" in loaded \
         else []
