@@ -9,6 +9,8 @@ states its variant, variant hash, seed, splits, role, row count and content dige
 from __future__ import annotations
 
 import copy
+import functools
+import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -111,7 +113,11 @@ class Resource:
 
 @dataclass(frozen=True)
 class Descriptor:
-    """A loaded tier descriptor: the raw document, its location and its resources."""
+    """A loaded tier descriptor: the raw document, its location and its resources.
+
+    ``load_descriptor`` shares one instance among the callers that read an unchanged file:
+    treat ``document`` as read-only.
+    """
 
     path: Path
     document: dict[str, Any]
@@ -147,15 +153,18 @@ class Descriptor:
             raise InvalidInputError(f"{self.path}: icgbench:mirrors must be a list of URLs")
         return mirrors
 
+    @functools.cached_property
+    def _resources(self) -> dict[str, Resource]:
+        return {r.name: r for r in map(Resource.from_descriptor, self.document["resources"])}
+
     @property
     def resources(self) -> list[Resource]:
-        return [Resource.from_descriptor(r) for r in self.document["resources"]]
+        return list(self._resources.values())
 
     def find(self, variant: str, seed: int, table: str, fmt: str = "parquet") -> Resource:
         name = resource_name(variant, seed, table, fmt)
-        for r in self.resources:
-            if r.name == name:
-                return r
+        if name in self._resources:
+            return self._resources[name]
         raise UsageError(f"the {self.tier} tier has no resource {name!r} "
                          f"(see `icgbench data list --tier {self.tier}`)")
 
@@ -177,18 +186,50 @@ class Descriptor:
         return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
 
 
+def read_json(path: Path) -> Any:
+    """The JSON document in ``path`` (OSError, or ValueError if it is not JSON).
+
+    Parsed once per process for each distinct content: a small tier's descriptor is 800 kB,
+    and one command reads it several times. Keyed by the bytes' SHA-256, never by a time
+    stamp, so a file rewritten within one clock tick is still read afresh. The result is
+    shared: treat it as read-only.
+    """
+    data = Path(path).read_bytes()
+    return _parse(hashlib.sha256(data).digest(), data)
+
+
+@functools.lru_cache(maxsize=8)
+def _parse(digest: bytes, data: bytes) -> Any:
+    return json.loads(data.decode("utf-8"))
+
+
 def load_descriptor(path: Path) -> Descriptor:
-    """Read a tier descriptor, with clear errors for a missing or malformed file."""
+    """Read a tier descriptor, with clear errors for a missing or malformed file.
+
+    One :class:`Descriptor` per path and content is shared by the callers of a process
+    (see :func:`read_json`), so its resources are indexed once.
+    """
     try:
-        document = json.loads(Path(path).read_text(encoding="utf-8"))
+        data = Path(path).read_bytes()
     except FileNotFoundError:
         raise UsageError(f"no release descriptor at {path}") from None
-    except (OSError, ValueError) as exc:
+    except OSError as exc:
         raise InvalidInputError(f"cannot read release descriptor {path}: {exc}") from None
+    return _descriptor(Path(path), hashlib.sha256(data).digest(), data)
+
+
+@functools.lru_cache(maxsize=8)
+def _descriptor(path: Path, digest: bytes, data: bytes) -> Descriptor:
+    try:
+        document = _parse(digest, data)
+    except ValueError as exc:
+        raise InvalidInputError(f"cannot read release descriptor {path}: {exc}") from None
+    if not isinstance(document, dict):
+        raise InvalidInputError(f"release descriptor {path} is not a JSON object")
     for key in ("version", "resources", "icgbench:tier", "icgbench:cohorts"):
         if key not in document:
             raise InvalidInputError(f"release descriptor {path} lacks {key!r}")
-    return Descriptor(Path(path), document)
+    return Descriptor(path, document)
 
 
 def build_document(tier: Tier, cohorts: list[dict[str, Any]],

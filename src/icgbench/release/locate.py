@@ -8,7 +8,6 @@ from (editable installs). The small tier lives there; the full tier under
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
@@ -22,10 +21,13 @@ def _is_release_root(folder: Path) -> bool:
     descriptor = folder / "datapackage.json"
     if not descriptor.is_file():
         return False
+    from icgbench.release.descriptor import read_json
+
     try:
-        name = json.loads(descriptor.read_text(encoding="utf-8")).get("name", "")
+        document = read_json(descriptor)
     except (OSError, ValueError):
         return False
+    name = document.get("name", "") if isinstance(document, dict) else ""
     return isinstance(name, str) and name.startswith(PACKAGE_NAME_PREFIX)
 
 
