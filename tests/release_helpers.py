@@ -65,7 +65,8 @@ def served(folder: Path, failures: int = 0, requests: list[str] | None = None
                                                  else requests})
     httpd = http.server.ThreadingHTTPServer(
         ("127.0.0.1", 0), functools.partial(handler, directory=str(folder)))
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.02},
+                     daemon=True).start()
     try:
         yield f"http://127.0.0.1:{httpd.server_address[1]}"
     finally:
