@@ -96,6 +96,7 @@ def test_a_resource_outside_the_release_layout_is_refused(tmp_path):
     with pytest.raises(InvalidInputError, match="not in one folder"):
         croissant_document(d)
     doc["resources"][3]["path"] = "datasets/small/masks.parquet"
+    d = Descriptor(tmp_path / "datapackage.json", doc)  # a Descriptor's document is read-only
     with pytest.raises(InvalidInputError, match=doc["resources"][3]["name"]):
         croissant_document(d)
 
