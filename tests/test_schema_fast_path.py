@@ -23,7 +23,9 @@ HEADER = {"schema_version": "1.0", "data_version": "1.0.0", "tier": "small",
 
 BAD_VALUES = [None, True, False, "0.5", [], {}, -0.0001, 1.0001, 1e308, -1e308, 2**60, -(2**70),
               10**400, 1.5, -3, 0, 1, 7, 1e-300, "", "TE000001\n", "TE00001", "te000001",
-              "XX000001", "TE0000012", " TE000001", "TÉ000001", "TE000001 ", 0.5]
+              "XX000001", "TE0000012", " TE000001", "TÉ000001", "TE000001 ", 0.5, "ROS",
+              "ros", "ROS\n", "event ", "clone_fraction"]
+NODES = SCHEMA["definitions"]["node"]["enum"]
 
 
 @st.composite
@@ -37,9 +39,13 @@ def documents(draw):
     doc = copy.deepcopy(HEADER)
     blocks = draw(st.sets(st.sampled_from(["risk_prediction", "latent_recovery",
                                             "intervention_conformity",
-                                            "cross_host_generalization"]), max_size=4))
+                                            "cross_host_generalization",
+                                            "structure_recovery"]), max_size=5))
     for block in sorted(blocks):
-        if block in ("risk_prediction", "cross_host_generalization"):
+        if block == "structure_recovery":  # node arrays: an enum, checked vectorised too
+            nodes = st.lists(st.sampled_from(NODES), min_size=n, max_size=n)
+            doc[block] = {"source": draw(nodes), "target": draw(nodes), "score": draw(numbers)}
+        elif block in ("risk_prediction", "cross_host_generalization"):
             doc[block] = {"subject_id": list(ids), "proba": draw(probas)}
         elif block == "latent_recovery":
             chosen = draw(st.lists(st.sampled_from(STATES), min_size=1, max_size=3, unique=True))
@@ -146,6 +152,8 @@ EDGE_SCHEMA = {
         "free": {"type": "array", "items": {"type": "string", "maxLength": 3}},
         "mixed": {"type": "array", "items": {"oneOf": [{"type": "integer"},
                                                       {"type": "string"}]}},
+        "nodes": {"type": "array", "items": {"enum": ["ab", "cd"]}},
+        "typed": {"type": "array", "items": {"type": "string", "enum": ["ab", "cd"]}},
     },
 }
 EDGE_CASES = [
@@ -155,13 +163,16 @@ EDGE_CASES = [
     ("names", "a"), ("names", "ab"), ("names", "abcd"), ("names", "abcde"), ("names", "ab\n"),
     ("names", "Ab"), ("names", "ab1"), ("names", 7),
     ("free", "abcd"), ("free", ""), ("free", "ab\n"), ("mixed", 1.5), ("mixed", "x"),
+    ("nodes", "cd"), ("nodes", "ef"), ("nodes", "ab\n"), ("nodes", 1), ("nodes", None),
+    ("nodes", "AB"), ("typed", "cd"), ("typed", "ef"), ("typed", 1), ("typed", ""),
 ]
 
 
 @pytest.mark.parametrize(("field", "value"), EDGE_CASES)
 @pytest.mark.parametrize("position", [0, REDUCE_FROM + 3])
 def test_the_vectorised_path_agrees_on_every_item_rule(field, value, position):
-    good = {"counts": 3, "rates": 0.5, "names": "abc", "free": "ab", "mixed": 1}
+    good = {"counts": 3, "rates": 0.5, "names": "abc", "free": "ab", "mixed": 1,
+            "nodes": "ab", "typed": "ab"}
     doc = {name: [v] * (REDUCE_FROM + 8) for name, v in good.items()}
     doc[field][position] = value
     expected = sorted(f"{'.'.join(map(str, e.absolute_path))}" for e in
@@ -198,6 +209,7 @@ def test_the_vectorised_path_keeps_min_items_and_follows_additional_properties(l
     ({"type": "array", "uniqueItems": True, "items": {"type": "number"}}, [1.0] * 20),
     ({"type": "array", "items": {"type": "number", "multipleOf": 2}}, [2.0] * 19 + [3.0]),
     ({"type": "array", "items": {"type": "string", "pattern": "^\\d+$"}}, ["12"] * 19 + ["1a"]),
+    ({"type": "array", "items": {"enum": ["1", 1]}}, [1] * 19 + [1.5]),
 ])
 def test_arrays_the_fast_path_cannot_decide_go_to_jsonschema_whole(array_schema, values):
     schema = {"type": "object", "properties": {"a": array_schema}}

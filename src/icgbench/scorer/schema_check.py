@@ -20,7 +20,7 @@ import pyarrow.compute as pc
 from jsonschema import Draft7Validator
 from jsonschema.exceptions import ValidationError, relevance
 
-from icgbench.arrow import to_numpy
+from icgbench.arrow import strings, to_numpy
 from icgbench.scorer.columns import Columns
 
 #: Arrays at least this long are checked vectorised and shortened.
@@ -29,7 +29,7 @@ REDUCE_FROM = 16
 KEEP_FAILURES = 5
 DEFAULT_MAX_ERRORS = 20
 _SIMPLE_ITEM_KEYS = {"type", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
-                     "pattern", "minLength", "maxLength", "description"}
+                     "pattern", "minLength", "maxLength", "enum", "description"}
 _SIMPLE_ARRAY_KEYS = {"type", "items", "minItems", "description"}
 #: Patterns that RE2 (pyarrow) and Python's re read identically on newline-free strings.
 _SAFE_PATTERN = re.compile(r"^[\^$()|\[\]\-{},+*?.A-Za-z0-9_ ]*$")
@@ -56,6 +56,11 @@ def _reducible(array_schema: dict[str, Any], root: dict[str, Any]) -> dict[str, 
     items = _resolve(array_schema.get("items", {}), root)
     if not isinstance(items, dict) or set(items) - _SIMPLE_ITEM_KEYS:
         return None
+    if "enum" in items:  # an enum of strings: a string, equal to one of them
+        if items.get("type", "string") != "string" or not all(
+                type(v) is str for v in items["enum"]):
+            return None
+        items = {**items, "type": "string"}
     if items.get("type") not in ("number", "integer", "string"):
         return None
     pattern = items.get("pattern")
@@ -107,6 +112,8 @@ def _failing_strings(values: list[Any], items: dict[str, Any], cache: Columns
             bad |= lengths < items["minLength"]
         if "maxLength" in items:
             bad |= lengths > items["maxLength"]
+    if "enum" in items:
+        bad |= ~to_numpy(pc.is_in(array, value_set=strings(items["enum"])))
     pattern = items.get("pattern")
     if pattern is not None:
         matched = to_numpy(pc.match_substring_regex(array, pattern)).copy()
