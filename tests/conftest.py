@@ -21,6 +21,45 @@ def model_params(names: list[str]) -> list:
     return [pytest.param(n, marks=pytest.mark.slow) if n in SLOW_MODELS else n for n in names]
 
 
+#: Folder shared by every worker of this test session (set by ``_session_folder``).
+_SHARED: list[Path] = []
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _session_folder(tmp_path_factory) -> None:
+    import os
+
+    base = tmp_path_factory.getbasetemp()  # an xdist worker's is one folder of the session's
+    _SHARED[:] = [base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base]
+
+
+@functools.lru_cache(maxsize=64)
+def reference_submission(model: str, variant: str) -> str:
+    """The JSON text of a reference model's submission on a small-tier cohort.
+
+    Fitted once per test session, whichever worker asks first: the others wait on a lock
+    and read the file it wrote (an mbcnet fit takes about 2 s, and a dozen tests need one).
+    """
+    import fcntl
+    import json
+
+    from icgbench.models import CohortData, get_model
+
+    folder = _SHARED[0] / "reference-submissions"
+    folder.mkdir(exist_ok=True)
+    target = folder / f"{model}__{variant}.json"
+    with open(folder / f"{target.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not target.exists():
+            data = CohortData.load(variant)
+            m = get_model(model)
+            m.fit(data)
+            temporary = target.with_suffix(".tmp")
+            temporary.write_text(json.dumps(m.submission(data)))
+            temporary.replace(target)
+    return target.read_text()
+
+
 @functools.lru_cache(maxsize=32)
 def cohort(variant: str, seed: int = 0, n_subjects: int | None = None) -> Cohort:
     """A cached simulated cohort (tables are immutable Arrow tables)."""
