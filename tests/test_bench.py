@@ -16,6 +16,9 @@ from icgbench.bench.plots import draw_all
 from icgbench.bench.sweep import grid, sweep
 from icgbench.cli import main
 
+#: One worker runs this module (make test uses --dist loadgroup): the sweep is run once.
+pytestmark = pytest.mark.xdist_group("bench")
+
 
 @pytest.fixture(scope="module")
 def small_sweep(tmp_path_factory):

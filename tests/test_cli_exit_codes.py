@@ -25,6 +25,9 @@ from leaderboard_helpers import submission_file
 from release_helpers import MINI, mini_release, served
 from scoring_helpers import template
 
+#: One worker runs this module (make test uses --dist loadgroup): World is built once.
+pytestmark = pytest.mark.xdist_group("cli_exit_codes")
+
 
 def leaf_commands() -> set[str]:
     """Every runnable command of the parser, as 'group sub' strings."""

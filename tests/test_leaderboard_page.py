@@ -14,23 +14,40 @@ from icgbench.leaderboard import read_entries
 from icgbench.leaderboard.board import add
 from leaderboard_helpers import submission_file
 
+#: One worker runs this module (make test uses --dist loadgroup): each page is rendered once.
+pytestmark = pytest.mark.xdist_group("leaderboard_page")
+
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
                   "--no-first-run", "--disable-background-networking",
                   "--disable-component-update", "--disable-sync"]
 
 
-@pytest.fixture(scope="module")
-def rendered(tmp_path_factory):
+def _render(tmp_path_factory, models: tuple[str, ...], variants: tuple[str, ...]
+            ) -> tuple[Path, Path]:
     folder = tmp_path_factory.mktemp("board")
     staging = tmp_path_factory.mktemp("incoming")
-    for model in ("random", "logistic_direct", "mbcnet_sign_constrained", "correlation"):
-        for variant in ("linear_lowhet", "nonlinear_obs", "misspecified_signs_v2"):
-            add(submission_file(staging, model, variant), folder, tier="small")  # calibration first
+    for model in models:
+        for variant in variants:  # linear_lowhet first: the calibration cohort
+            add(submission_file(staging, model, variant), folder, tier="small")
     out = tmp_path_factory.mktemp("site")
     assert main(["leaderboard", "render", "--dir", str(folder), "--out", str(out),
                  "--figures", str(ROOT / "docs" / "figures")]) == 0
     return folder, out
+
+
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory):
+    """A page of twelve entries, for the browser (make test-slow)."""
+    return _render(tmp_path_factory,
+                   ("random", "logistic_direct", "mbcnet_sign_constrained", "correlation"),
+                   ("linear_lowhet", "nonlinear_obs", "misspecified_signs_v2"))
+
+
+@pytest.fixture(scope="module")
+def small_page(tmp_path_factory):
+    """A page of two entries, for the checks of its HTML (the fast suite)."""
+    return _render(tmp_path_factory, ("random", "logistic_direct"), ("linear_lowhet",))
 
 
 def _chromium(*args: str, profile: Path) -> subprocess.CompletedProcess:
@@ -39,8 +56,8 @@ def _chromium(*args: str, profile: Path) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, check=False, timeout=120)
 
 
-def test_page_is_self_contained(rendered):
-    _, out = rendered
+def test_page_is_self_contained(small_page):
+    _, out = small_page
     html = (out / "index.html").read_text()
     assert not re.search(r"""(src|href)=["']https?://""", html)  # no CDN, no remote asset
     assert "Synthetic by construction" in html
@@ -48,6 +65,7 @@ def test_page_is_self_contained(rendered):
         "*.png")))
 
 
+@pytest.mark.slow
 def test_every_entry_appears_in_the_rendered_dom(rendered, tmp_path):
     folder, out = rendered
     result = _chromium("--dump-dom", (out / "index.html").as_uri(), profile=tmp_path / "p")
@@ -62,6 +80,7 @@ def test_every_entry_appears_in_the_rendered_dom(rendered, tmp_path):
     assert "oracle" in dom
 
 
+@pytest.mark.slow
 def test_screenshot_of_the_page(rendered, tmp_path):
     _, out = rendered
     shot = tmp_path / "leaderboard.png"
@@ -72,8 +91,8 @@ def test_screenshot_of_the_page(rendered, tmp_path):
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 50_000
 
 
-def test_every_link_is_relative_to_a_copy_the_page_wrote(rendered):
-    _, out = rendered
+def test_every_link_is_relative_to_a_copy_the_page_wrote(small_page):
+    _, out = small_page
     html = (out / "index.html").read_text()
     hrefs = re.findall(r'href="([^"]*)"', html)
     files = [h for h in hrefs if not h.startswith("#")]
@@ -83,6 +102,7 @@ def test_every_link_is_relative_to_a_copy_the_page_wrote(rendered):
         assert ".." not in href.split("/") and (out / href).is_file()
 
 
+@pytest.mark.slow
 def test_a_content_security_policy_allows_only_the_pages_own_script(rendered, tmp_path):
     _, out = rendered
     html = (out / "index.html").read_text()
@@ -100,8 +120,8 @@ def test_a_content_security_policy_allows_only_the_pages_own_script(rendered, tm
     assert 'data-injected="ran"' not in result.stdout
 
 
-def test_figures_must_be_regular_png_files(rendered, tmp_path, capsys):
-    folder, _ = rendered
+def test_figures_must_be_regular_png_files(small_page, tmp_path, capsys):
+    folder, _ = small_page
     figures = tmp_path / "figures"
     figures.mkdir()
     (figures / "environ.png").symlink_to("/proc/self/environ")

@@ -143,6 +143,7 @@ def test_verify_refuses_an_inline_schema_that_drifted_from_the_contract(mini):
     assert "inline schema differs" in problems[0].message
 
 
+@pytest.mark.slow  # regenerates all of the small tier
 def test_freeze_check_regenerates_the_committed_small_tier():
     assert freeze.check(TIERS["small"], ROOT) == []
 

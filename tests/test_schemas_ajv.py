@@ -7,6 +7,7 @@ import json
 import subprocess
 from pathlib import Path
 
+import pytest
 from jsonschema import Draft7Validator
 
 from conftest import require, require_tool
@@ -123,6 +124,7 @@ def _agreement(schema_name: str, cases: list[tuple[str, dict]], folder: Path) ->
     return [v["valid"] for v in verdicts]
 
 
+@pytest.mark.slow  # node runs ajv over every document: the fast suite runs the tool once
 def test_ajv_and_jsonschema_agree_on_examples_and_broken_documents(tmp_path):
     # valid, integral float seed, k valid, oracle with the flag, a 64-character name
     assert _agreement("submission", _broken_submissions(), tmp_path).count(True) == 5

@@ -55,7 +55,7 @@ def campaign(shard: int, count: int, shards: int = 4) -> dict[str, int]:
 
 
 def test_mutants_are_scored_or_rejected():
-    outcomes = campaign(0, 300, shards=1)
+    outcomes = campaign(0, 100, shards=1)  # the first of the slow campaign's 10,000
     assert outcomes["scored"] > 0 and outcomes["invalid"] > 0  # the campaign hits both sides
 
 

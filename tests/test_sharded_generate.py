@@ -102,6 +102,7 @@ def test_intervention_effects_sum_blocks_in_order(one_shard):
             assert abs(value - unrounded) < 2e-6  # risks are published to 6 decimals
 
 
+@pytest.mark.slow  # a LocalCluster starts worker processes; the fast cases write in-process
 def test_a_real_dask_cluster_gives_the_same_content(one_shard, tmp_path):
     import distributed
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
@@ -110,6 +111,7 @@ def test_a_real_dask_cluster_gives_the_same_content(one_shard, tmp_path):
     assert _digests(manifest) == _digests(one_shard[1])
 
 
+@pytest.mark.slow
 def test_the_cli_on_a_local_cluster_matches_one_shard(tmp_path, capsys):
     args = ["generate", "--variant", "linear_lowhet", "--seed", "2", "--n-subjects", "300",
             "--months", "12"]

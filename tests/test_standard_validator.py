@@ -2,7 +2,8 @@
 
 It checks every CSV resource row by row against its Table Schema and every Parquet
 resource's bytes and SHA-256 (Parquet resources are typed ``file`` for it; see
-docs/data.md). One cohort in the fast suite, both whole tiers under the slow marker.
+docs/data.md). Frictionless reads through pandas, row by row, so every case runs in
+`make test-slow`: one cohort in both formats, the failures it must catch, both whole tiers.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ def _one_cohort(tmp_path: Path, variant: str = "nonlinear_obs") -> tuple[Path, d
     return path, document
 
 
+@pytest.mark.slow
 def test_frictionless_validate_accepts_one_cohort_in_both_formats(tmp_path):
     path, document = _one_cohort(tmp_path)
     assert {r["format"] for r in document["resources"]} == set(FORMATS)
@@ -57,6 +59,7 @@ def test_frictionless_validate_accepts_one_cohort_in_both_formats(tmp_path):
                                           if r["name"] == "nonlinear_obs.s0.masks.csv")
 
 
+@pytest.mark.slow
 def test_frictionless_checks_parquet_bytes_and_hash_and_csv_rows(tmp_path):
     path, document = _one_cohort(tmp_path)
     parquet = [r for r in document["resources"] if r["format"] == "parquet"]
