@@ -25,7 +25,8 @@ from leaderboard_helpers import submission_file
 from release_helpers import MINI, mini_release, served
 from scoring_helpers import template
 
-#: One worker runs this module (make test uses --dist loadgroup): World is built once.
+#: One worker runs this module (make test uses --dist loadgroup) and its costly fixtures are
+#: session-scoped (kept while the worker runs other modules in between): World is built once.
 pytestmark = pytest.mark.xdist_group("cli_exit_codes")
 
 
@@ -74,7 +75,7 @@ class World:
                      "--outdir", str(self.sweep), "--jobs", "1"]) == 0
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def world(tmp_path_factory) -> World:
     return World(tmp_path_factory.mktemp("exit-codes"))
 
@@ -200,9 +201,9 @@ DATA_MATRIX: dict[str, dict[int, Callable[..., list]]] = {
         0: lambda r, u, bad, good: ["data", "download", "--url", f"{u}/r.tar.gz", "--to",
                                     r / "d"],
         1: lambda r, u, bad, good: ["data", "download", "--url", f"{u}/bad.tar.gz", "--to",
-                                    r / "d"],
+                                    r / "d", "--retries", "0"],
         2: lambda r, u, bad, good: ["data", "download", "--url", f"{u}/none.tar.gz", "--to",
-                                    r / "d"]},
+                                    r / "d", "--retries", "0"]},
     "data list": {0: lambda r, u, bad, good: ["data", "list"],
                   1: lambda r, u, bad, good: (_remove_one_file(good), ["data", "list"])[1],
                   2: lambda r, u, bad, good: ["data", "list", "--tier", "huge"]},
@@ -234,8 +235,14 @@ def test_every_command_has_its_exit_code_cases():
         assert set(cases) == wanted, name
 
 
-@pytest.mark.parametrize(("command", "code"),
-                         [(c, k) for c, cases in MATRIX.items() for k in sorted(cases)])
+#: Success cases whose command test_bench.py runs in the fast suite with stronger assertions
+#: (each fits several models): here they run in make test-slow.
+ASSERTED_IN_TEST_BENCH = {("demo", 0), ("bench audit", 0)}
+
+
+@pytest.mark.parametrize(("command", "code"), [
+    pytest.param(c, k, marks=pytest.mark.slow) if (c, k) in ASSERTED_IN_TEST_BENCH else (c, k)
+    for c, cases in MATRIX.items() for k in sorted(cases)])
 def test_exit_code(world, tmp_path, capsys, command, code):
     argv = MATRIX[command][code](world, tmp_path)
     assert run(argv) == code, argv

@@ -21,7 +21,8 @@ import pytest
 
 from conftest import reference_submission, require, require_tool
 
-#: One worker runs this module (make test uses --dist loadgroup): the R library is installed once.
+#: One worker runs this module (make test uses --dist loadgroup) and its costly fixtures are
+#: session-scoped (kept while the worker runs other modules in between): R installs once.
 pytestmark = pytest.mark.xdist_group("r_package")
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -49,7 +50,7 @@ def _run(command: list[str], cwd: Path | None = None, library: Path | None = Non
                           check=False, timeout=timeout)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def rscript() -> str:
     path = require_tool("Rscript", HINT)
     for package in R_PACKAGES:
@@ -57,7 +58,7 @@ def rscript() -> str:
     return path
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def library(rscript, tmp_path_factory) -> Path:
     """A temporary R library holding the package, installed from r/."""
     lib = tmp_path_factory.mktemp("r-library")

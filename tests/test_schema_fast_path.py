@@ -104,7 +104,7 @@ def _same_verdict(doc) -> None:
     assert bool(fast_messages) == (not full)
 
 
-@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                     HealthCheck.data_too_large])
 @given(documents())
 def test_fast_validation_agrees_with_jsonschema(doc):
