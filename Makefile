@@ -7,7 +7,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PIP := PIP_CONSTRAINT=$(CURDIR)/constraints.txt PIP_DISABLE_PIP_VERSION_CHECK=1 $(BIN)/python -m pip
 STAMP := $(VENV)/.installed
-PYTEST_ARGS ?= -n auto --dist loadgroup
+PYTEST_ARGS ?= -n auto --dist loadfile
 
 .PHONY: demo test test-slow test-mutation full-tier lint docs schemas system-deps install install-dev lock bench clean
 

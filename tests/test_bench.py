@@ -16,12 +16,8 @@ from icgbench.bench.plots import draw_all
 from icgbench.bench.sweep import grid, sweep
 from icgbench.cli import main
 
-#: One worker runs this module (make test uses --dist loadgroup) and its costly fixtures are
-#: session-scoped (kept while the worker runs other modules in between): the sweep is run once.
-pytestmark = pytest.mark.xdist_group("bench")
 
-
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def small_sweep(tmp_path_factory):
     out = tmp_path_factory.mktemp("sweep")
     cells = grid(["random", "logistic_direct", "mbcnet_sign_constrained"],

@@ -25,10 +25,6 @@ from leaderboard_helpers import submission_file
 from release_helpers import MINI, mini_release, served
 from scoring_helpers import template
 
-#: One worker runs this module (make test uses --dist loadgroup) and its costly fixtures are
-#: session-scoped (kept while the worker runs other modules in between): World is built once.
-pytestmark = pytest.mark.xdist_group("cli_exit_codes")
-
 
 def leaf_commands() -> set[str]:
     """Every runnable command of the parser, as 'group sub' strings."""
@@ -75,7 +71,7 @@ class World:
                      "--outdir", str(self.sweep), "--jobs", "1"]) == 0
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def world(tmp_path_factory) -> World:
     return World(tmp_path_factory.mktemp("exit-codes"))
 

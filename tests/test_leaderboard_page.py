@@ -14,10 +14,6 @@ from icgbench.leaderboard import read_entries
 from icgbench.leaderboard.board import add
 from leaderboard_helpers import submission_file
 
-#: One worker runs this module (make test uses --dist loadgroup) and its costly fixtures are
-#: session-scoped (kept while the worker runs other modules in between): each page is rendered once.
-pytestmark = pytest.mark.xdist_group("leaderboard_page")
-
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
                   "--no-first-run", "--disable-background-networking",
@@ -37,7 +33,7 @@ def _render(tmp_path_factory, models: tuple[str, ...], variants: tuple[str, ...]
     return folder, out
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def rendered(tmp_path_factory):
     """A page of twelve entries, for the browser (make test-slow)."""
     return _render(tmp_path_factory,
@@ -45,7 +41,7 @@ def rendered(tmp_path_factory):
                    ("linear_lowhet", "nonlinear_obs", "misspecified_signs_v2"))
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def small_page(tmp_path_factory):
     """A page of two entries, for the checks of its HTML (the fast suite)."""
     return _render(tmp_path_factory, ("random", "logistic_direct"), ("linear_lowhet",))

@@ -21,10 +21,6 @@ import pytest
 
 from conftest import reference_submission, require, require_tool
 
-#: One worker runs this module (make test uses --dist loadgroup) and its costly fixtures are
-#: session-scoped (kept while the worker runs other modules in between): R installs once.
-pytestmark = pytest.mark.xdist_group("r_package")
-
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "r"
 R_PACKAGES = ("jsonlite", "digest", "V8", "testthat")
@@ -50,7 +46,7 @@ def _run(command: list[str], cwd: Path | None = None, library: Path | None = Non
                           check=False, timeout=timeout)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def rscript() -> str:
     path = require_tool("Rscript", HINT)
     for package in R_PACKAGES:
@@ -58,7 +54,7 @@ def rscript() -> str:
     return path
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def library(rscript, tmp_path_factory) -> Path:
     """A temporary R library holding the package, installed from r/."""
     lib = tmp_path_factory.mktemp("r-library")
