@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, model_params, reference_submission
+from conftest import model_params, reference_submission
 from icgbench.errors import UsageError
 from icgbench.generator import variant_names
 from icgbench.models import MODELS, CohortData, competitors, get_model
+from icgbench.release.tiers import UNFROZEN_NAME
 from icgbench.scorer import ScoreReport, score
 
 
@@ -90,38 +91,50 @@ def test_direct_model_predicts_without_a_mechanism():
     assert report.summary["r2_mean"] is None  # no latent block: nothing recovered
 
 
+#: The cohort the isolation tests fit on: simulated on the fly, small enough that every
+#: competitor fits in about a second (the property does not depend on the size).
+ISOLATION = ("nonlinear_obs", 3, 400)
+
+
 @pytest.fixture(scope="module")
-def public_only(tmp_path_factory) -> Path:
-    """A release folder with nonlinear_obs's public tables and no truth table."""
-    release = tmp_path_factory.mktemp("release")
-    shutil.copy(ROOT / "datapackage.json", release / "datapackage.json")
-    descriptor = json.loads((ROOT / "datapackage.json").read_text())
-    public = [r for r in descriptor["resources"] if r["icgbench:role"] == "public"
-              and r["icgbench:variant"] == "nonlinear_obs"]
-    for r in public:
-        target = release / r["path"]
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(ROOT / r["path"], target)
-    truth_files = [r for r in descriptor["resources"] if r["icgbench:role"] == "truth"]
-    assert not any((release / r["path"]).exists() for r in truth_files)
-    return release
+def isolated(tmp_path_factory) -> tuple[Path, Path]:
+    """(a release of one cohort, a copy of it holding its public tables and no truth)."""
+    from icgbench.release.unfrozen import simulate_release, unfrozen_tier
+
+    variant, seed, n = ISOLATION
+    full = tmp_path_factory.mktemp("simulated") / "release"
+    simulate_release(unfrozen_tier(variant, seed, n_subjects=n), full)
+    public = tmp_path_factory.mktemp("public-only")
+    shutil.copy(full / "datapackage.json", public / "datapackage.json")
+    descriptor = json.loads((full / "datapackage.json").read_text())
+    roles = {r["icgbench:role"] for r in descriptor["resources"]}
+    assert roles == {"public", "truth"}
+    for r in descriptor["resources"]:
+        if r["icgbench:role"] == "public":
+            (public / r["path"]).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(full / r["path"], public / r["path"])
+    assert not any((public / r["path"]).exists() for r in descriptor["resources"]
+                   if r["icgbench:role"] == "truth")
+    return full, public
 
 
 @pytest.mark.parametrize("name", model_params(competitors()))
-def test_models_never_read_a_truth_resource(name, public_only, monkeypatch):
+def test_models_never_read_a_truth_resource(name, isolated, monkeypatch):
     """Fitted on a release without truth tables, each model submits, and is graded on,
     exactly the blocks it declares."""
-    monkeypatch.setenv("ICGBENCH_HOME", str(public_only))
-    data = CohortData.load("nonlinear_obs")
+    full, public = isolated
+    monkeypatch.setenv("ICGBENCH_HOME", str(public))
+    variant, seed, _ = ISOLATION
+    data = CohortData.load(variant, seed, UNFROZEN_NAME)
     model = get_model(name)
     model.fit(data)
     submission = model.submission(data)
     assert set(MODELS[name].blocks) <= set(submission)
-    _graded_as_declared(score(submission, root=ROOT), name)
+    _graded_as_declared(score(submission, root=full), name)
 
 
-def test_the_oracle_cannot_fit_without_the_truth(public_only, monkeypatch):
-    monkeypatch.setenv("ICGBENCH_HOME", str(public_only))
-    data = CohortData.load("nonlinear_obs")
+def test_the_oracle_cannot_fit_without_the_truth(isolated, monkeypatch):
+    monkeypatch.setenv("ICGBENCH_HOME", str(isolated[1]))
+    data = CohortData.load(ISOLATION[0], ISOLATION[1], UNFROZEN_NAME)
     with pytest.raises(UsageError, match="missing release file"):
         get_model("oracle").fit(data)  # the oracle reads the truth, so it cannot here
