@@ -105,6 +105,7 @@ def test_bench_run_prints_one_json_document_with_timings(tmp_path, capsys):
     assert doc["summary"]["auroc"] > 0.6
 
 
+@pytest.mark.slow  # refits the model once per state; the fast suite audits in test_seed_workflow
 def test_bench_audit_lists_signs_and_relaxations(tmp_path, capsys):
     csv_path = tmp_path / "audit.csv"
     assert main(["bench", "audit", "--cohort", "misspecified_signs", "--variant",

@@ -279,7 +279,8 @@ def test_mlcroissant_loads_the_full_tier_and_reads_it(full_tier_root):
     assert not bad, (got[bad[0]], expected[bad[0]])
 
 
-@pytest.mark.parametrize("tier", TIERS)
+@pytest.mark.parametrize("tier", [t if t == "small" else pytest.param(t, marks=pytest.mark.slow)
+                                  for t in TIERS])
 def test_mlcroissant_loads_each_tier_with_no_error_or_warning(tier, request):
     """What ``mlcroissant validate --jsonld <file>`` checks, in process."""
     ds = (request.getfixturevalue("small_croissant") if tier == "small" else
