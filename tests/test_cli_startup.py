@@ -70,3 +70,16 @@ def test_the_command_table_names_what_each_group_registers() -> None:
         assert tuple(sub.choices) == commands, group
     full = build_parser()._subparsers._group_actions[0].choices
     assert list(full) == [c for commands in COMMAND_GROUPS.values() for c in commands]
+
+
+def test_registries_list_the_modules_pkgutil_lists() -> None:
+    """The task and model registries scan their folders without pkgutil (start-up time)."""
+    import pkgutil
+
+    import icgbench.models
+    import icgbench.tasks
+    from icgbench.lazy import module_names
+
+    for package in (icgbench.tasks, icgbench.models):
+        assert module_names(package.__path__) == [
+            m.name for m in pkgutil.iter_modules(package.__path__)]

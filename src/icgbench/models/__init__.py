@@ -9,12 +9,12 @@ from __future__ import annotations
 import ast
 import importlib
 import importlib.util
-import pkgutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from icgbench.errors import UsageError
+from icgbench.lazy import module_names
 
 if TYPE_CHECKING:
     from icgbench.models.base import CohortData, ReferenceModel
@@ -74,11 +74,11 @@ def _declaration(module: str, source: str) -> Declaration | None:
 
 def _declarations() -> dict[str, Declaration]:
     found = {}
-    for info in pkgutil.iter_modules(__path__):
-        source = (Path(__path__[0]) / f"{info.name}.py").read_text(encoding="utf-8")
+    for name in module_names(__path__):
+        source = (Path(__path__[0]) / f"{name}.py").read_text(encoding="utf-8")
         if "MODEL" not in source:  # a helper module, not a model: not worth parsing
             continue
-        d = _declaration(f"{__name__}.{info.name}", source)
+        d = _declaration(f"{__name__}.{name}", source)
         if d is not None:
             found[d.name] = d
     return {name: found[name] for name in sorted(found, key=lambda n: (

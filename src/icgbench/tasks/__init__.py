@@ -6,15 +6,15 @@ Adding a task means adding one module (and its test); nothing else lists tasks.
 from __future__ import annotations
 
 import importlib
-import pkgutil
 
+from icgbench.lazy import module_names
 from icgbench.tasks.base import Metric, Task, TaskResult, Truth
 
 
 def _discover() -> dict[str, Task]:
     found: list[Task] = []
-    for info in pkgutil.iter_modules(__path__):
-        module = importlib.import_module(f"{__name__}.{info.name}")
+    for name in module_names(__path__):
+        module = importlib.import_module(f"{__name__}.{name}")
         task = getattr(module, "TASK", None)
         if isinstance(task, Task):
             found.append(task)
