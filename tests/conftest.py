@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -33,31 +34,40 @@ def _session_folder(tmp_path_factory) -> None:
     _SHARED[:] = [base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base]
 
 
+def built_once(name: str, make: Callable[[Path], None]) -> Path:
+    """The file or folder ``name`` of this test session, made by ``make(path)`` in the first
+    worker that asks; the others wait on a lock and use it."""
+    import fcntl
+    import shutil
+
+    target = _SHARED[0] / name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with open(target.parent / f"{target.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not target.exists():
+            temporary = target.parent / f"{target.name}.tmp"
+            shutil.rmtree(temporary, ignore_errors=True)
+            temporary.unlink(missing_ok=True)
+            make(temporary)
+            temporary.rename(target)
+    return target
+
+
 @functools.lru_cache(maxsize=64)
 def reference_submission(model: str, variant: str) -> str:
-    """The JSON text of a reference model's submission on a small-tier cohort.
-
-    Fitted once per test session, whichever worker asks first: the others wait on a lock
-    and read the file it wrote (an mbcnet fit takes about 2 s, and a dozen tests need one).
-    """
-    import fcntl
+    """The JSON text of a reference model's submission on a small-tier cohort, fitted once
+    per test session (an mbcnet fit takes about 2 s, and a dozen tests need one)."""
     import json
 
     from icgbench.models import CohortData, get_model
 
-    folder = _SHARED[0] / "reference-submissions"
-    folder.mkdir(exist_ok=True)
-    target = folder / f"{model}__{variant}.json"
-    with open(folder / f"{target.name}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not target.exists():
-            data = CohortData.load(variant)
-            m = get_model(model)
-            m.fit(data)
-            temporary = target.with_suffix(".tmp")
-            temporary.write_text(json.dumps(m.submission(data)))
-            temporary.replace(target)
-    return target.read_text()
+    def fit(path: Path) -> None:
+        data = CohortData.load(variant)
+        m = get_model(model)
+        m.fit(data)
+        path.write_text(json.dumps(m.submission(data)))
+
+    return built_once(f"reference-submissions/{model}__{variant}.json", fit).read_text()
 
 
 @functools.lru_cache(maxsize=32)

@@ -10,6 +10,7 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
+from conftest import built_once
 from icgbench.release import freeze
 from icgbench.release.descriptor import Descriptor, load_descriptor
 from icgbench.release.tiers import Tier
@@ -21,16 +22,9 @@ MINI = Tier(name="mini", seeds=(7,), sizes={"train": 12, "test": 6, "target_test
             calibration=("linear_lowhet", 7))
 
 
-@functools.lru_cache(maxsize=1)
-def _frozen_mini(cache: str) -> Path:
-    root = Path(cache)
-    freeze.freeze(MINI, root)
-    return root
-
-
-def mini_release(tmp_path: Path, cache_dir: Path) -> Descriptor:
+def mini_release(tmp_path: Path) -> Descriptor:
     """A private copy of the mini tier under ``tmp_path`` (frozen once per session)."""
-    source = _frozen_mini(str(cache_dir))
+    source = built_once("mini-release", lambda root: freeze.freeze(MINI, root))
     target = tmp_path / "release"
     shutil.copytree(source, target)
     return load_descriptor(target / MINI.descriptor_path)

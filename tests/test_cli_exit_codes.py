@@ -77,10 +77,10 @@ def world(tmp_path_factory) -> World:
 
 
 @pytest.fixture()
-def mini_home(tmp_path, tmp_path_factory, monkeypatch):
+def mini_home(tmp_path, monkeypatch):
     """The mini tier as the release every data command sees (ICGBENCH_HOME), served over
     HTTP as a packed archive; yields (root, archive URL, tampered descriptor)."""
-    d = mini_release(tmp_path, tmp_path_factory.getbasetemp() / "mini-cache-exit-codes")
+    d = mini_release(tmp_path)
     root = d.base.parents[1]
     (root / "datapackage.json").write_text(d.path.read_text())
     monkeypatch.setenv("ICGBENCH_HOME", str(root))

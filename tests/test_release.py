@@ -25,14 +25,9 @@ from icgbench.release.verify import verify
 from release_helpers import MINI, ROOT, mini_release
 
 
-@pytest.fixture(scope="session")
-def mini_cache(tmp_path_factory):
-    return tmp_path_factory.mktemp("mini-cache")
-
-
 @pytest.fixture()
-def mini(tmp_path, mini_cache):
-    return mini_release(tmp_path, mini_cache)
+def mini(tmp_path):
+    return mini_release(tmp_path)
 
 
 # --- the contract ----------------------------------------------------------------------------

@@ -19,11 +19,6 @@ from icgbench.release.verify import verify
 from release_helpers import mini_release, served
 
 
-@pytest.fixture(scope="session")
-def mini_cache(tmp_path_factory):
-    return tmp_path_factory.mktemp("mini-cache-download")
-
-
 @pytest.fixture()
 def home(tmp_path, monkeypatch):
     home = tmp_path / "home"
@@ -33,8 +28,8 @@ def home(tmp_path, monkeypatch):
 
 
 @pytest.fixture()
-def mini(tmp_path, mini_cache, home):
-    return mini_release(tmp_path, mini_cache)
+def mini(tmp_path, home):
+    return mini_release(tmp_path)
 
 
 @pytest.fixture()
