@@ -19,7 +19,14 @@ SLOW_MODELS = frozenset({"pcmci_plus"})
 
 def model_params(names: list[str]) -> list:
     """``names`` as pytest parameters, the slow models' marked slow (CI runs both sets)."""
-    return [pytest.param(n, marks=pytest.mark.slow) if n in SLOW_MODELS else n for n in names]
+    return slow_except([n for n in names if n not in SLOW_MODELS], names)
+
+
+def slow_except(fast: list, cases: list) -> list:
+    """``cases`` as pytest parameters, all but ``fast`` marked slow: the fast suite keeps
+    the named cases of a matrix whose every case is costly; CI runs the rest in
+    `make test-slow`."""
+    return [c if c in fast else pytest.param(c, marks=pytest.mark.slow) for c in cases]
 
 
 #: Folder shared by every worker of this test session (set by ``_session_folder``).

@@ -18,6 +18,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
+from conftest import slow_except
 from icgbench import failpoints
 from icgbench.atomic import owned_staging, remove_stale_staging, write_text
 from icgbench.cli import main
@@ -77,7 +78,9 @@ ADD_STEPS = ["board.locked", "atomic.temp_written#1", "atomic.renamed#1",
              "atomic.temp_written#3", "atomic.renamed#3"]
 
 
-@pytest.mark.parametrize("point", ADD_STEPS)
+@pytest.mark.parametrize("point", slow_except(  # the lock, each file's rename, the stored file
+    ["board.locked", "atomic.renamed#1", "board.submission_stored", "board.json_written",
+     "atomic.renamed#3"], ADD_STEPS))
 def test_an_add_killed_at_any_step_loses_nothing(one_entry_board, tmp_path, point):
     board = small_board_copy(one_entry_board, tmp_path)
     before = [e.key for e in read_entries(board)]
@@ -134,8 +137,9 @@ def _generated(out: Path) -> dict:
     return manifest
 
 
-@pytest.mark.parametrize("point", ["staging.created", "staging.filled",
-                                   "staging.old_moved_aside"])
+@pytest.mark.parametrize("point", slow_except(  # the old output kept whole, and absent
+    ["staging.created", "staging.old_moved_aside"],
+    ["staging.created", "staging.filled", "staging.old_moved_aside"]))
 def test_generate_over_an_old_output_killed_midway_is_old_new_or_absent(tmp_path, point):
     out = tmp_path / "cohort"
     assert main(["generate", "--variant", "linear_lowhet", "--seed", "1", "--n-subjects",

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import model_params, reference_submission
+from conftest import model_params, reference_submission, slow_except
 from icgbench.errors import UsageError
 from icgbench.generator import variant_names
 from icgbench.models import MODELS, CohortData, competitors, get_model
@@ -20,12 +20,6 @@ from icgbench.scorer import ScoreReport, score
 @functools.lru_cache(maxsize=64)
 def _report(model: str, variant: str) -> ScoreReport:
     return score(reference_submission(model, variant).encode())
-
-
-def _slow_but(fast: list[str], names: list[str]) -> list:
-    """``names`` as parameters, all but ``fast`` marked slow: the fast suite keeps one case
-    of a matrix whose every case fits a model (CI runs the rest in `make test-slow`)."""
-    return [n if n in fast else pytest.param(n, marks=pytest.mark.slow) for n in names]
 
 
 def test_registry_holds_the_reference_models():
@@ -50,12 +44,12 @@ def _graded_as_declared(report: ScoreReport, model: str) -> None:
 
 
 # Each competitor's fast case is test_models_never_read_a_truth_resource (nonlinear_obs).
-@pytest.mark.parametrize("model", _slow_but(["oracle"], list(MODELS)))
+@pytest.mark.parametrize("model", slow_except(["oracle"], list(MODELS)))
 def test_every_model_submits_what_it_declares(model):
     _graded_as_declared(_report(model, "partial_observability"), model)
 
 
-@pytest.mark.parametrize("variant", _slow_but(["linear_lowhet"], variant_names()))
+@pytest.mark.parametrize("variant", slow_except(["linear_lowhet"], variant_names()))
 def test_mbcnet_beats_random_clearly_on_every_variant(variant):
     mb, rnd = _report("mbcnet_v0_1", variant), _report("random", variant)
     assert mb.summary["auroc"] > rnd.summary["auroc"] + 0.15
@@ -63,7 +57,7 @@ def test_mbcnet_beats_random_clearly_on_every_variant(variant):
     assert mb.summary["r2_mean"] > 0.6 > rnd.summary["r2_mean"] + 1.0
 
 
-@pytest.mark.parametrize("variant", _slow_but(["linear_lowhet"],
+@pytest.mark.parametrize("variant", slow_except(["linear_lowhet"],
                                               ["linear_lowhet", "misspecified_signs_v2"]))
 def test_oracle_scores_perfectly_where_perfection_is_defined(variant):
     report = _report("oracle", variant)
