@@ -351,3 +351,20 @@ def test_build_refuses_a_tier_that_differs_from_its_descriptor_and_installs_noth
     with pytest.raises(InvalidInputError, match=f"{target['name']}: content digest differs"):
         freeze.build(MINI, root)
     assert sorted(p for p in (root / MINI.data_dir).rglob("*") if p.is_file()) == left
+
+
+def test_a_loaded_descriptor_keeps_every_resource_and_finds_the_first_of_a_name(tmp_path):
+    """Resources are indexed once per descriptor; a duplicated name must not hide one."""
+    doc = json.loads((ROOT / "datapackage.json").read_text())
+    first = doc["resources"][0]
+    doc["resources"].insert(1, {**first, "hash": "sha256:" + "0" * 64})
+    path = tmp_path / "datapackage.json"
+    path.write_text(json.dumps(doc))
+    d = load_descriptor(path)
+    assert len(d.resources) == len(doc["resources"])
+    assert [r.hash for r in d.resources[:2]] == [first["hash"], "sha256:" + "0" * 64]
+    found = d.find(first["icgbench:variant"], first["icgbench:seed"], first["icgbench:table"],
+                   first["format"])
+    assert found.hash == first["hash"]
+    path.write_text(json.dumps({**doc, "version": "9.9.9"}))  # same size class, new content
+    assert load_descriptor(path).version == "9.9.9"  # a changed file is read afresh

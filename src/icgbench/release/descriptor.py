@@ -154,17 +154,22 @@ class Descriptor:
         return mirrors
 
     @functools.cached_property
-    def _resources(self) -> dict[str, Resource]:
-        return {r.name: r for r in map(Resource.from_descriptor, self.document["resources"])}
+    def _resources(self) -> tuple[Resource, ...]:
+        return tuple(map(Resource.from_descriptor, self.document["resources"]))
+
+    @functools.cached_property
+    def _by_name(self) -> dict[str, Resource]:
+        """The first resource of each name (a duplicate is verify's to report)."""
+        return {r.name: r for r in reversed(self._resources)}
 
     @property
     def resources(self) -> list[Resource]:
-        return list(self._resources.values())
+        return list(self._resources)
 
     def find(self, variant: str, seed: int, table: str, fmt: str = "parquet") -> Resource:
         name = resource_name(variant, seed, table, fmt)
-        if name in self._resources:
-            return self._resources[name]
+        if name in self._by_name:
+            return self._by_name[name]
         raise UsageError(f"the {self.tier} tier has no resource {name!r} "
                          f"(see `icgbench data list --tier {self.tier}`)")
 
