@@ -9,6 +9,7 @@ trailing data). The same mutant comes from the same (campaign, index), on every 
 
 from __future__ import annotations
 
+import copy
 import gzip
 import json
 from typing import Any
@@ -42,7 +43,7 @@ def _pick(rng: np.random.Generator, items: list[Any]) -> Any:
 
 def mutate(base: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
     """A structurally mutated copy of ``base`` (one to three mutations)."""
-    doc = json.loads(json.dumps(base))  # a deep copy (of JSON), four times faster
+    doc = copy.deepcopy(base)
     for block in BLOCKS:  # most mutations need one block: keep documents small
         if block in doc and rng.random() < 0.5:
             del doc[block]

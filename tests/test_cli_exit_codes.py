@@ -231,13 +231,14 @@ def test_every_command_has_its_exit_code_cases():
         assert set(cases) == wanted, name
 
 
-#: Success cases whose command test_bench.py runs in the fast suite with stronger assertions
-#: (each fits several models): here they run in make test-slow.
-ASSERTED_IN_TEST_BENCH = {("demo", 0), ("bench audit", 0)}
+#: Success cases that fit several models, asserted in the fast suite with stronger checks
+#: by the named test (demo by test_bench, audit on an unfrozen seed by test_seed_workflow):
+#: here they run in make test-slow.
+ASSERTED_ELSEWHERE = {("demo", 0): "test_bench", ("bench audit", 0): "test_seed_workflow"}
 
 
 @pytest.mark.parametrize(("command", "code"), [
-    pytest.param(c, k, marks=pytest.mark.slow) if (c, k) in ASSERTED_IN_TEST_BENCH else (c, k)
+    pytest.param(c, k, marks=pytest.mark.slow) if (c, k) in ASSERTED_ELSEWHERE else (c, k)
     for c, cases in MATRIX.items() for k in sorted(cases)])
 def test_exit_code(world, tmp_path, capsys, command, code):
     argv = MATRIX[command][code](world, tmp_path)
