@@ -8,14 +8,22 @@ BIN := $(VENV)/bin
 PIP := PIP_CONSTRAINT=$(CURDIR)/constraints.txt PIP_DISABLE_PIP_VERSION_CHECK=1 $(BIN)/python -m pip
 STAMP := $(VENV)/.installed
 PYTEST_ARGS ?= -n auto --dist loadfile
+# Bytecode is cached even where PYTHONDONTWRITEBYTECODE is set (as on some CI images): an
+# editable install leaves src/ uncompiled, so every command would compile the package again
+# at each start, and pytest would rewrite every test module at each run. The caches go to
+# __pycache__/ folders, which git ignores.
+COMPILE := $(BIN)/python -m compileall -q src
+PYTEST := PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest
 
 .PHONY: demo test test-slow test-mutation full-tier lint docs schemas system-deps install install-dev lock bench clean
 
 demo: $(STAMP)-run
+	@$(COMPILE)
 	$(BIN)/icgbench demo
 
 test: $(STAMP)-dev system-deps full-tier
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	@$(COMPILE)
+	$(PYTEST) $(PYTEST_ARGS)
 
 # The committed board is graded against the full tier: build it (into datasets/full/, which
 # git ignores) when any of its files is missing, saying so; the build installs only files
@@ -27,7 +35,8 @@ system-deps:
 	@tools/install-system-deps.sh
 
 test-slow: $(STAMP)-dev system-deps full-tier
-	$(BIN)/python -m pytest -m slow $(PYTEST_ARGS)
+	@$(COMPILE)
+	$(PYTEST) -m slow $(PYTEST_ARGS)
 
 # A time-boxed mutation campaign (not CI): MUTATION_MINUTES bounds it, results stay in
 # mutants/ so a rerun resumes; tools/mutation-report prints the killed ratio per package.
