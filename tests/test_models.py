@@ -7,12 +7,15 @@ import json
 import shutil
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import pytest
 
 from conftest import model_params, reference_submission, slow_except
 from icgbench.errors import UsageError
 from icgbench.generator import variant_names
 from icgbench.models import MODELS, CohortData, competitors, get_model
+from icgbench.models.features import Imputer
 from icgbench.release.tiers import UNFROZEN_NAME
 from icgbench.scorer import ScoreReport, score
 
@@ -86,8 +89,8 @@ def test_direct_model_predicts_without_a_mechanism():
 
 
 #: The cohort the isolation tests fit on: simulated on the fly, small enough that every
-#: competitor fits in about a second (the property does not depend on the size).
-ISOLATION = ("nonlinear_obs", 3, 400)
+#: competitor fits in a second or less (the property does not depend on the size).
+ISOLATION = ("nonlinear_obs", 3, 200)
 
 
 @pytest.fixture(scope="module")
@@ -132,3 +135,19 @@ def test_the_oracle_cannot_fit_without_the_truth(isolated, monkeypatch):
     data = CohortData.load(ISOLATION[0], ISOLATION[1], UNFROZEN_NAME)
     with pytest.raises(UsageError, match="missing release file"):
         get_model("oracle").fit(data)  # the oracle reads the truth, so it cannot here
+
+
+@pytest.mark.parametrize("indicators", [False, True])
+def test_imputation_equals_pandas_fillna_and_leaves_its_input_alone(indicators):
+    rng = np.random.default_rng(5)
+    train = pd.DataFrame(rng.normal(size=(40, 6)), columns=[f"c{i}" for i in range(6)])
+    train[train > 1.0] = np.nan
+    train["c5"] = np.nan  # a column with no train value: its mean is 0
+    imputer = Imputer(indicators=indicators).fit(train)
+    test = pd.DataFrame(rng.normal(size=(9, 6)), columns=train.columns)
+    test[test < -0.5] = np.nan
+    before = test.copy()
+    got = imputer.transform(test)
+    np.testing.assert_array_equal(got[:, :6], test.fillna(imputer.means).to_numpy())
+    pd.testing.assert_frame_equal(test, before)
+    assert not np.isnan(got).any()

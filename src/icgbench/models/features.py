@@ -57,8 +57,9 @@ class Imputer:
 
     def transform(self, x: pd.DataFrame) -> np.ndarray:
         assert self.means is not None
-        filled = x.fillna(self.means)
-        parts = [filled.to_numpy(dtype=np.float64)]
+        values = x.to_numpy(dtype=np.float64)  # a copy: x is never changed
+        means = self.means.reindex(x.columns).to_numpy(dtype=np.float64)
+        parts = [np.where(np.isnan(values), means, values)]  # DataFrame.fillna, per column
         if self.indicators and self.indicator_sources:
             flags = np.column_stack([x[src].isna().to_numpy(dtype=np.float64)
                                      for src in self.indicator_sources.values()])
