@@ -2,6 +2,14 @@
 
 from __future__ import annotations
 
+import os
+
+# One xdist worker runs per core: the numerical libraries' own thread pools (OpenMP,
+# OpenBLAS) would put two threads on each core, which spin while they wait. Set before
+# numpy and scikit-learn load; subprocesses inherit it.
+for _name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_name, "1")
+
 import functools
 import warnings
 from collections.abc import Callable
