@@ -24,6 +24,8 @@ from icgbench.adapter import (
 )
 from icgbench.errors import UsageError
 from icgbench.models import CohortData, get_model
+from icgbench.release.tiers import UNFROZEN_NAME
+from icgbench.release.unfrozen import simulate_release, unfrozen_tier
 from icgbench.scorer import score
 from icgbench.vocabulary import STATES
 
@@ -31,6 +33,14 @@ from icgbench.vocabulary import STATES
 @pytest.fixture(scope="module")
 def cohort() -> CohortData:
     return CohortData.load("linear_lowhet")
+
+
+@pytest.fixture(scope="module")
+def quick_cohort(tmp_path_factory) -> CohortData:
+    """200 subjects simulated on the fly: a reference model fits on them in under a second."""
+    root = tmp_path_factory.mktemp("quick") / "release"
+    simulate_release(unfrozen_tier("linear_lowhet", 3, n_subjects=200), root)
+    return CohortData.load("linear_lowhet", 3, UNFROZEN_NAME, root=root)
 
 
 class RidgeBottleneck:
@@ -87,7 +97,7 @@ def test_a_bottleneck_shaped_object_gets_every_per_subject_block(cohort):
     assert model.units == {}  # cleared afterwards
 
 
-def test_the_reference_bottleneck_models_go_through_the_adapter(cohort, monkeypatch):
+def test_the_reference_bottleneck_models_go_through_the_adapter(quick_cohort, monkeypatch):
     import icgbench.adapter as adapter
 
     calls = []
@@ -95,8 +105,8 @@ def test_the_reference_bottleneck_models_go_through_the_adapter(cohort, monkeypa
     monkeypatch.setattr(adapter, "predicted_blocks",
                         lambda model, data: calls.append(model) or original(model, data))
     model = get_model("v0_1")
-    model.fit(cohort)
-    doc = model.submission(cohort)
+    model.fit(quick_cohort)
+    doc = model.submission(quick_cohort)
     assert calls == [model]
     assert doc["model"]["name"] == "mbcnet_v0_1"
     assert isinstance(model, SupportsBottleneck)

@@ -45,11 +45,11 @@ def test_verbose_logs_the_scoring_steps(submission, tmp_path, capsys, argv):
 
 
 def test_the_run_steps_are_logged(tmp_path, capsys):
-    assert main(["bench", "run", "-v", "--cohort", "linear_lowhet", "--variant", "v0_1",
+    # the steps are the runner's, whatever the model: the random one fits in milliseconds
+    assert main(["bench", "run", "-v", "--cohort", "linear_lowhet", "--variant", "random",
                  "--outdir", str(tmp_path)]) == 0
     err = capsys.readouterr().err
-    steps = ["loaded the public tables", "fitting mbcnet_v0_1", "predicting", "wrote",
-             "graded"]
+    steps = ["loaded the public tables", "fitting random", "predicting", "wrote", "graded"]
     positions = [err.index(s) for s in steps]
     assert positions == sorted(positions)
 

@@ -84,17 +84,15 @@ def test_the_target_site_recalibrates_every_kcc_assay():
     assert np.mean(np.abs(log_ratios)) > 0.2
 
 
-def test_the_target_difficulty_tool_prints_the_true_risks_gap(tmp_path):
-    import subprocess
-    import sys
+def test_the_target_difficulty_tool_prints_the_true_risks_gap(capsys, monkeypatch):
+    import runpy
     from pathlib import Path
 
     tool = Path(__file__).resolve().parents[1] / "tools" / "target-difficulty"
-    result = subprocess.run(
-        [sys.executable, str(tool), "--variants", "linear_lowhet", "--seeds", "1",
-         "--n", "300", "--multiplier", "2.5"],
-        capture_output=True, text=True, check=True)
-    header, row = result.stdout.strip().splitlines()
+    monkeypatch.setattr("sys.argv", [str(tool), "--variants", "linear_lowhet", "--seeds", "1",
+                                     "--n", "300", "--multiplier", "2.5"])
+    runpy.run_path(str(tool), run_name="__main__")  # as a script, in this process
+    header, row = capsys.readouterr().out.strip().splitlines()
     assert header.split("\t")[-1] == "gap"
     name, seed, multiplier, source, target, gap = row.split("\t")
     assert (name, seed, multiplier) == ("linear_lowhet", "1", "2.5")
