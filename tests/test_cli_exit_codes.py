@@ -231,10 +231,11 @@ def test_every_command_has_its_exit_code_cases():
         assert set(cases) == wanted, name
 
 
-#: Success cases that fit several models, asserted in the fast suite with stronger checks
-#: by the named test (demo by test_bench, audit on an unfrozen seed by test_seed_workflow):
-#: here they run in make test-slow.
-ASSERTED_ELSEWHERE = {("demo", 0): "test_bench", ("bench audit", 0): "test_seed_workflow"}
+#: Costly success cases, asserted in the fast suite with stronger checks by the named test
+#: (demo and plots by test_bench, audit on an unfrozen seed by test_seed_workflow): here
+#: they run in make test-slow.
+ASSERTED_ELSEWHERE = {("demo", 0): "test_bench", ("bench audit", 0): "test_seed_workflow",
+                      ("bench plots", 0): "test_bench"}
 
 
 @pytest.mark.parametrize(("command", "code"), [
