@@ -36,14 +36,25 @@ def arrays(draw) -> pa.Array | pa.ChunkedArray:
     return array.slice(start, draw(st.integers(0, len(array) - start)))
 
 
-@settings(max_examples=300, deadline=None)
-@given(arrays())
-def test_to_numpy_equals_pyarrow_for_numbers_and_booleans_sliced_chunked_or_null(array) -> None:
+def _same_as_pyarrow(array: pa.Array | pa.ChunkedArray) -> None:
     ours = to_numpy(array)
     theirs = array.to_numpy() if isinstance(array, pa.ChunkedArray) else array.to_numpy(
         zero_copy_only=False)
     assert ours.dtype == theirs.dtype
     np.testing.assert_array_equal(ours, theirs)
+
+
+@settings(max_examples=100, deadline=None)
+@given(arrays())
+def test_to_numpy_equals_pyarrow_for_numbers_and_booleans_sliced_chunked_or_null(array) -> None:
+    _same_as_pyarrow(array)
+
+
+@pytest.mark.slow
+@settings(max_examples=5_000, deadline=None)
+@given(arrays())
+def test_to_numpy_equals_pyarrow_long_campaign(array) -> None:
+    _same_as_pyarrow(array)
 
 
 def test_other_types_and_integer_nulls_use_pyarrow() -> None:

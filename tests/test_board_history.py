@@ -194,6 +194,7 @@ def full_board_prefix(full_tier_root, tmp_path_factory):
     return repo, base, head
 
 
+@pytest.mark.slow  # deep-verifies the whole full tier first (the scope check is fast, above)
 def test_the_workflow_grades_a_pr_board_with_the_trusted_code_and_release(full_board_prefix):
     repo, base, head = full_board_prefix
     script = ROOT / "tools/ci/verify-board"

@@ -223,6 +223,7 @@ def small_croissant():
     return _mlcroissant_dataset(ROOT / "croissant.json")
 
 
+@pytest.mark.slow  # the fast suite keeps one cohort's nulls and counts, below
 def test_mlcroissant_reads_the_small_tier_as_pyarrow_does(small_croissant):
     d = _descriptor("small")
     ds = small_croissant
