@@ -56,6 +56,16 @@ def test_validate_loads_no_pandas_sklearn_or_scipy(tmp_path) -> None:
     assert {"pyarrow", "jsonschema"} <= loaded  # it did validate
 
 
+def test_generate_at_its_own_follow_up_loads_no_pandas_or_scipy(tmp_path) -> None:
+    """The simulator builds its Arrow tables without pyarrow's pandas path, and the
+    variant's own follow-up reads its solved roots instead of importing scipy.optimize."""
+    out = tmp_path / "cohort"
+    loaded = loaded_after("generate", "--variant", "partial_observability", "--seed", "2",
+                          "--n-subjects", "30", "--out", str(out))
+    assert (out / "cohort.json").is_file()  # it did generate (with masked, null values)
+    assert not loaded & {"pandas", "sklearn", "scipy", "matplotlib", "dask"}
+
+
 def test_the_command_table_names_what_each_group_registers() -> None:
     """``main`` builds only the invoked command's group from ``COMMAND_GROUPS``: the table
     must list exactly the commands each group module registers."""

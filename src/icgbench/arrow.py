@@ -1,10 +1,12 @@
 """Arrow arrays to and from Python and NumPy without pyarrow's pandas path.
 
-pyarrow imports pandas the first time a process calls ``pa.array``, ``pa.scalar`` or
-``to_numpy`` (about 0.25 s, most of ``icgbench validate``'s start-up). The scorer needs
-only strings in and numbers or booleans out: strings go through Arrow's StringBuilder,
-and a number column is viewed in place (a boolean one unpacked from its bits). Anything
-else goes through pyarrow's own conversion. A test keeps ``validate`` free of pandas.
+pyarrow imports pandas the first time a process calls ``pa.array``, ``pa.table``,
+``pa.scalar`` or ``to_numpy`` (about 0.3 s, most of ``icgbench validate``'s start-up and a
+sixth of ``icgbench generate``'s). The scorer and the simulator need only strings and
+numbers or booleans: strings go through Arrow's StringBuilder, and a number column is
+wrapped or viewed in place (a boolean one packed to or unpacked from its bits). Anything
+else goes through pyarrow's own conversion. A test keeps ``validate`` and ``generate``
+free of pandas.
 """
 
 from __future__ import annotations
@@ -27,6 +29,46 @@ def strings(values: list[str]) -> pa.Array:
     builder = StringBuilder()
     builder.append_values(values)
     return builder.finish()
+
+
+def array(values: np.ndarray | list | pa.Array, mask: np.ndarray | None = None) -> pa.Array:
+    """``values`` as ``pa.array(values, mask=mask)`` gives it, for the types the simulator
+    writes: strings (a list, or an object or unicode array, of str), booleans, and NumPy
+    numbers (a list of Python numbers as NumPy reads it: int64 or float64). One difference:
+    pyarrow cuts a NumPy unicode string at its first NUL character; this keeps it whole."""
+    if isinstance(values, pa.Array):
+        return values
+    if isinstance(values, list) or values.dtype.kind in "OU":
+        items = values if isinstance(values, list) else values.tolist()
+        if mask is None and items and all(type(v) is str for v in items):
+            return strings(items)
+        numbers = all(isinstance(v, int | float) and not isinstance(v, bool) for v in items)
+        if not isinstance(values, list) or not items or not (
+                numbers or all(type(v) is bool for v in items)):
+            return pa.array(values, mask=mask)  # anything else: pyarrow's own conversion
+        values = np.asarray(items)
+    if values.dtype.kind not in "biuf" or values.ndim != 1:
+        return pa.array(values, mask=mask)
+    n = len(values)
+    validity, nulls = None, 0
+    if mask is not None and (nulls := int(np.count_nonzero(mask))):
+        validity = pa.py_buffer(np.packbits(~np.asarray(mask, dtype=bool), bitorder="little"))
+    if values.dtype.kind == "b":
+        return pa.Array.from_buffers(pa.bool_(), n, [
+            validity, pa.py_buffer(np.packbits(values, bitorder="little"))], null_count=nulls)
+    data = np.ascontiguousarray(values, dtype=values.dtype.newbyteorder("="))
+    return pa.Array.from_buffers(pa.from_numpy_dtype(data.dtype), n,
+                                 [validity, pa.py_buffer(data)], null_count=nulls)
+
+
+def zero(kind: pa.DataType) -> pa.Scalar:
+    """The zero (False for booleans) of a fixed-width Arrow type, as ``pa.scalar(0)``."""
+    return pa.Array.from_buffers(kind, 1, [None, pa.py_buffer(bytes(16))])[0]
+
+
+def table(columns: dict[str, object]) -> pa.Table:
+    """``pa.table(columns)``, each column converted by :func:`array`."""
+    return pa.Table.from_arrays([array(v) for v in columns.values()], names=list(columns))
 
 
 def to_numpy(values: pa.Array | pa.ChunkedArray) -> np.ndarray:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyarrow as pa
 
+from icgbench.arrow import array, strings, table
 from icgbench.generator import mechanism as mech
 from icgbench.generator.blocks import BLOCK_SIZE, Block, add_in_order, split_blocks
 from icgbench.generator.dynamics import Trajectories, event_probability, simulate_dynamics
@@ -188,12 +189,12 @@ def _subjects(parts: list[BlockResult]) -> pa.Table:
         cols[proxy_column(t)] = _round(
             _concat(parts, lambda p, j=j: p.population.proxies[:, j]), measured
         )
-    return pa.table(cols)
+    return table(cols)
 
 
 def _repeat(ids: np.ndarray, times: int) -> pa.Array:
     """Each id repeated ``times`` times, as an Arrow string array (cheaper than objects)."""
-    return pa.array(ids, type=pa.string()).take(np.repeat(np.arange(len(ids)), times))
+    return strings(ids.tolist()).take(array(np.repeat(np.arange(len(ids)), times)))
 
 
 def _observations(parts: list[BlockResult]) -> tuple[pa.Table, pa.Table]:
@@ -216,16 +217,16 @@ def _observations(parts: list[BlockResult]) -> tuple[pa.Table, pa.Table]:
         ),
     }
     counts = np.concatenate([p.observations.mutation_count.reshape(-1) for p in parts])
-    obs: dict[str, pa.Array] = {"subject_id": ids, "visit_month": pa.array(months)}
+    obs: dict[str, pa.Array] = {"subject_id": ids, "visit_month": array(months)}
     for mi, modality in enumerate(MODALITIES):
         hidden = ~observed[:, mi]
         for j, column in enumerate(features[modality]):
             values = counts if column == "mut_total_count" else blocks[modality][:, j]
-            obs[column] = pa.array(values, mask=hidden)
-    masks: dict[str, object] = {"subject_id": ids, "visit_month": pa.array(months)}
+            obs[column] = array(values, mask=hidden)
+    masks: dict[str, object] = {"subject_id": ids, "visit_month": array(months)}
     for mi, modality in enumerate(MODALITIES):
         masks[modality] = observed[:, mi]
-    return pa.table(obs), pa.table(masks)
+    return table(obs), table(masks)
 
 
 def _rows(p: BlockResult) -> int:
@@ -249,7 +250,7 @@ def _states(parts: list[BlockResult], with_split: bool) -> pa.Table:
     out = {k: np.concatenate(v) for k, v in cols.items()}
     if not with_split:
         del out["split"]
-    return pa.table(out)
+    return table(out)
 
 
 def _structural_prior(equation: PriorEquation) -> pa.Table:
@@ -259,7 +260,7 @@ def _structural_prior(equation: PriorEquation) -> pa.Table:
     published precision (see :func:`.reference.prior_equation`).
     """
     n = len(STATES)
-    return pa.table(
+    return table(
         {
             "state": list(STATES),
             "prior_sign": equation.signs.astype(np.int64),
@@ -299,23 +300,23 @@ def subject_tables(parts: list[BlockResult]) -> dict[str, pa.Table]:
     obs, masks = _observations(parts)
     tables = {"subjects": _subjects(parts), "observations": obs, "masks": masks}
     if train:
-        tables["train_outcomes"] = pa.table(
+        tables["train_outcomes"] = table(
             {"subject_id": _concat(train, lambda p: p.ids),
              "event": _concat(train, lambda p: p.event.astype(np.int64))})
         tables["train_states"] = _states(train, with_split=False)
     if held_out:
-        tables["test_outcomes"] = pa.table({
+        tables["test_outcomes"] = table({
             "subject_id": _concat(held_out, lambda p: p.ids),
             "split": _split_column(held_out),
             "event": _concat(held_out, lambda p: p.event.astype(np.int64)),
             "true_risk": _round(_concat(held_out, lambda p: p.risk[0])),
         })
         tables["test_states"] = _states(held_out, with_split=True)
-    tables["kcc_activations"] = pa.table(
+    tables["kcc_activations"] = table(
         {"subject_id": _concat(parts, lambda p: p.ids)}
         | {k: _round(_concat(parts, lambda p, j=j: p.population.activation[:, j]))
            for j, k in enumerate(KCCS)})
-    tables["host_latents"] = pa.table(
+    tables["host_latents"] = table(
         {"subject_id": _concat(parts, lambda p: p.ids)}
         | {t: _round(_concat(parts, lambda p, j=j: p.population.host[:, j]))
            for j, t in enumerate(HOST_TRAITS)}
@@ -328,7 +329,7 @@ def subject_tables(parts: list[BlockResult]) -> dict[str, pa.Table]:
         }
         for r, name in enumerate(intervention_names(), start=1):
             cf[f"risk__{name}"] = _round(_concat(held_out, lambda p, r=r: p.risk[r]))
-        tables["counterfactual_risks"] = pa.table(cf)
+        tables["counterfactual_risks"] = table(cf)
     return tables
 
 
@@ -350,7 +351,7 @@ def cohort_tables(variant: Variant, months: int, effect_sums: dict[str, np.ndarr
     edges = mech.true_edges(variant.flipped_signs)
     nodes = mech.graph_nodes()
     return {
-        "interventions": pa.table(
+        "interventions": table(
             {
                 "intervention": [r[0] for r in registry],
                 "state": [r[1] for r in registry],
@@ -359,9 +360,9 @@ def cohort_tables(variant: Variant, months: int, effect_sums: dict[str, np.ndarr
             }
         ),
         "structural_prior": _structural_prior(prior_equation(variant, months)),
-        "nodes": pa.table({"node": [n for n, _ in nodes], "kind": [k for _, k in nodes]}),
-        "intervention_effects": pa.table(effects),
-        "graph": pa.table(
+        "nodes": table({"node": [n for n, _ in nodes], "kind": [k for _, k in nodes]}),
+        "intervention_effects": table(effects),
+        "graph": table(
             {
                 "source": [e[0] for e in edges],
                 "target": [e[1] for e in edges],

@@ -22,6 +22,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from icgbench.arrow import strings, to_numpy, zero
+
 ARROW_TYPES: dict[str, pa.DataType] = {
     "string": pa.string(),
     "integer": pa.int64(),
@@ -114,18 +116,17 @@ def content_digest(table: pa.Table, table_schema: dict[str, Any]) -> str:
         column = table[f["name"]].combine_chunks()
         rows = len(column)
         digest.update(f"{f['name']}:{f['type']}:{rows}\n".encode())
-        valid = np.asarray(column.is_valid().to_numpy(zero_copy_only=False), dtype=np.uint8)
+        valid = np.asarray(to_numpy(column.is_valid()), dtype=np.uint8)
         digest.update(valid.tobytes())
         kind = f["type"]
         if kind in ("integer", "number", "boolean"):
             dtype = {"integer": "<i8", "number": "<f8", "boolean": "u1"}[kind]
-            filled = column.fill_null(False if kind == "boolean" else 0)
-            values = np.asarray(filled.to_numpy(zero_copy_only=False)).astype(dtype)
+            filled = column.fill_null(zero(column.type))
+            values = np.asarray(to_numpy(filled)).astype(dtype)
             digest.update(values.tobytes())
         else:
-            text = column.fill_null("")
-            lengths = np.asarray(pc.binary_length(text).to_numpy(zero_copy_only=False),
-                                 dtype="<i8")
+            text = column.fill_null(strings([""])[0])  # an Arrow scalar: no pa.scalar
+            lengths = np.asarray(to_numpy(pc.binary_length(text)), dtype="<i8")
             digest.update(lengths.tobytes())
             digest.update("".join(text.to_pylist()).encode("utf-8"))
     return "sha256:" + digest.hexdigest()
