@@ -130,6 +130,13 @@ def test_array_equals_pa_array_in_type_values_and_nulls(column) -> None:
     assert made.schema == pa.table({"c": values}).schema and made.num_rows == len(values)
 
 
+def test_other_arrays_go_through_pyarrow() -> None:
+    days = np.array(["2020-01-01", "2021-06-30"], dtype="datetime64[D]")
+    assert array(days).equals(pa.array(days))
+    assert array([1, None]).equals(pa.array([1, None]))
+    assert array(np.array(["a", None], dtype=object)).equals(pa.array(["a", None]))
+
+
 def test_zero_is_pa_scalar_zero_for_each_fixed_width_type() -> None:
     for kind in (pa.int64(), pa.int32(), pa.float64(), pa.float32(), pa.bool_(), pa.uint8()):
         assert zero(kind).equals(pa.scalar(0 if kind != pa.bool_() else False, type=kind))

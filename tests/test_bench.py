@@ -12,14 +12,17 @@ import pytest
 
 from icgbench.bench.baselines_doc import markdown
 from icgbench.bench.normalize import difficulty, normalize, normalized_scores
+from icgbench.bench.plots import conformity_per_intervention
 from icgbench.bench.sweep import grid, sweep
 from icgbench.cli import main
 
-#: Two cohorts with the random and direct models, and one cohort with a bottleneck model
-#: (whose fit takes 2 s, where the others take milliseconds).
+#: Two cohorts with the random and direct models, one with a bottleneck model (whose fit
+#: takes 2 s, where the others take milliseconds), and random on the calibration cohort
+#: (its structure block gives the sensitivity figure).
 CELLS = [*grid(["random", "logistic_direct"], ["misspecified_signs", "nonlinear_obs"], None,
                "small"),
-         *grid(["mbcnet_sign_constrained"], ["misspecified_signs"], None, "small")]
+         *grid(["mbcnet_sign_constrained"], ["misspecified_signs"], None, "small"),
+         *grid(["random"], ["linear_lowhet"], None, "small")]
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +34,7 @@ def small_sweep(tmp_path_factory):
 
 def test_sweep_writes_per_seed_and_summary(small_sweep):
     out, per_seed, summary, ran = small_sweep
-    assert ran == 5 and len(per_seed) == 5
+    assert ran == 6 and len(per_seed) == 6
     for column in ("generate_seconds", "fit_seconds", "score_seconds", "total_seconds",
                    "risk_prediction.auroc", "summary.composite"):
         assert column in per_seed.columns
@@ -39,7 +42,7 @@ def test_sweep_writes_per_seed_and_summary(small_sweep):
     assert set(summary.columns) >= {"n_seeds", "summary.auroc_mean", "summary.auroc_std",
                                     "normalized_composite", "total_seconds"}
     assert (out / "per_seed.csv").read_text() == per_seed.to_csv(index=False)
-    assert json.loads((out / "sweep.json").read_text())["cells"] == 5
+    assert json.loads((out / "sweep.json").read_text())["cells"] == 6
     rnd = summary[summary.model == "random"]
     assert (rnd.normalized_composite == 0.0).all()
 
@@ -56,13 +59,20 @@ def test_sweep_resumes_without_recomputing(small_sweep):
 def test_plots_are_written_and_non_empty(small_sweep, tmp_path, capsys):
     out, _, _, _ = small_sweep
     assert main(["bench", "plots", "--inputdir", str(out), "--outdir", str(tmp_path)]) == 0
-    assert f"wrote 4 figures to {tmp_path}: " in capsys.readouterr().out
+    assert f"wrote 5 figures to {tmp_path}: " in capsys.readouterr().out
     paths = sorted(tmp_path.iterdir())
     assert {p.name for p in paths} == {"scores_by_variant.png", "auroc_vs_r2.png",
-                                       "conformity_per_intervention.png", "transfer_gap.png"}
+                                       "conformity_per_intervention.png", "transfer_gap.png",
+                                       "structure_sensitivity.png"}
     for p in paths:
         data = p.read_bytes()
         assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20_000
+
+
+def test_a_sweep_of_random_alone_has_no_conformity_figure(small_sweep, tmp_path):
+    _, per_seed, _, _ = small_sweep
+    assert conformity_per_intervention(per_seed[per_seed.model == "random"], tmp_path) is None
+    assert not list(tmp_path.iterdir())
 
 
 def test_baselines_page_has_tables_and_tiers(small_sweep):
