@@ -89,3 +89,4 @@ lock:
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis
+	find src tests benchmarks -name __pycache__ -type d -prune -exec rm -rf {} +
