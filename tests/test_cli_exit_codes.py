@@ -13,13 +13,14 @@ from __future__ import annotations
 import gzip
 import json
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from icgbench.cli import build_parser, main
 from icgbench.leaderboard.store import JSON_NAME
+from icgbench.release import archive
 from icgbench.release.descriptor import load_descriptor
 from leaderboard_helpers import submission_file
 from release_helpers import MINI, mini_release, served
@@ -76,30 +77,35 @@ def world(tmp_path_factory) -> World:
     return World(tmp_path_factory.mktemp("exit-codes"))
 
 
+@pytest.fixture(scope="module")
+def mini_url(tmp_path_factory) -> Iterator[str]:
+    """The mini tier packed once (r.tar.gz), beside a file that is no archive (bad.tar.gz),
+    served over HTTP; yields the base URL."""
+    www = tmp_path_factory.mktemp("www")
+    archive.pack(mini_release(tmp_path_factory.mktemp("pristine")), www / "r.tar.gz")
+    (www / "bad.tar.gz").write_bytes(gzip.compress(b"not a tar archive"))
+    with served(www) as url:
+        yield url
+
+
 @pytest.fixture()
-def mini_home(tmp_path, monkeypatch):
-    """The mini tier as the release every data command sees (ICGBENCH_HOME), served over
-    HTTP as a packed archive; yields (root, archive URL, tampered descriptor)."""
+def mini_home(tmp_path, monkeypatch, mini_url):
+    """A private copy of the mini tier as the release every data command sees
+    (ICGBENCH_HOME); yields (root, archive URL, tampered descriptor, its own descriptor)."""
     d = mini_release(tmp_path)
     root = d.base.parents[1]
     (root / "datapackage.json").write_text(d.path.read_text())
     monkeypatch.setenv("ICGBENCH_HOME", str(root))
     monkeypatch.setattr("icgbench.cli.data.get_tier", lambda name: MINI)
-    monkeypatch.setattr("icgbench.data.tier_descriptor", lambda tier: load_descriptor(d.path))
     monkeypatch.setattr("icgbench.data.tier_descriptor",
                         lambda tier, root=None: load_descriptor(d.path))
-    www = tmp_path / "www"
-    www.mkdir()
-    assert main(["data", "pack", "--out", str(www / "r.tar.gz")]) == 0
-    (www / "bad.tar.gz").write_bytes(gzip.compress(b"not a tar archive"))
     tampered = json.loads(d.path.read_text())
     parquet = next(r for r in tampered["resources"] if r["path"].endswith(".parquet"))
     parquet["icgbench:content_digest"] = "sha256:" + "0" * 64
     parquet["hash"] = "sha256:" + "0" * 64
     bad = tmp_path / "tampered.json"
     bad.write_text(json.dumps(tampered))
-    with served(www) as url:
-        yield root, url, bad, d.path
+    return root, mini_url, bad, d.path
 
 
 def run(argv: list[str]) -> int:
