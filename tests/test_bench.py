@@ -12,7 +12,6 @@ import pytest
 
 from icgbench.bench.baselines_doc import markdown
 from icgbench.bench.normalize import difficulty, normalize, normalized_scores
-from icgbench.bench.plots import conformity_per_intervention
 from icgbench.bench.sweep import grid, sweep
 from icgbench.cli import main
 
@@ -70,6 +69,8 @@ def test_plots_are_written_and_non_empty(small_sweep, tmp_path, capsys):
 
 
 def test_a_sweep_of_random_alone_has_no_conformity_figure(small_sweep, tmp_path):
+    from icgbench.bench.plots import conformity_per_intervention  # matplotlib: 0.5 s
+
     _, per_seed, _, _ = small_sweep
     assert conformity_per_intervention(per_seed[per_seed.model == "random"], tmp_path) is None
     assert not list(tmp_path.iterdir())

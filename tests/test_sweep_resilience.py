@@ -8,7 +8,6 @@ from dataclasses import replace
 import pandas as pd
 import pytest
 
-from icgbench.bench.plots import structure_sensitivity
 from icgbench.bench.sweep import FAILED, FAILURES, FINISHED, grid, k_star, sweep
 from icgbench.cli import main
 from icgbench.models import DECLARATIONS, MODELS
@@ -183,6 +182,8 @@ def test_shd_k_star_differs_from_the_f1_k_star_where_it_should():
 
 
 def test_structure_sensitivity_marks_both_k_stars_and_writes_a_png(tmp_path):
+    from icgbench.bench.plots import structure_sensitivity  # matplotlib: 0.5 s
+
     curves = {"a": _curve(["+", "-", "-", "-", "+", "+"]), "b": _curve(["+", "+", "+", "-"])}
     path = structure_sensitivity(curves, "constructed", tmp_path, by="shd")
     assert path == tmp_path / "structure_sensitivity.png"
