@@ -231,10 +231,17 @@ def test_published_graph_is_the_structure_the_simulator_runs(name):
 
 
 def test_shipped_roots_are_what_brentq_solves_now() -> None:
-    """solved_roots.json (read so generation need not import scipy.optimize) holds, bit for
-    bit, the roots brentq finds for every registered variant at its own follow-up."""
+    """solved_roots.json (read so generation need not import scipy.optimize) holds, for every
+    registered variant at its own follow-up, the roots brentq finds now, to brentq's own
+    accuracy (xtol 1e-12 plus 4 ulp relative). Not bit for bit: numpy's vectorised exp and
+    log give last-bit differences between CPUs (AVX2 against AVX-512), which move a solved
+    root by an ulp or two. That is why the roots ship: the release reads these bits on
+    every CPU (`freeze --check` holds with numpy's AVX-512 paths on and off)."""
     from icgbench.generator.reference import solve_roots, solved_roots
 
-    fresh = {k: v for variant in all_variants()
+    fresh = {k: float.fromhex(v) for variant in all_variants()
              for k, v in solve_roots(variant, variant.months).items()}
-    assert solved_roots() == fresh
+    shipped = {k: float.fromhex(v) for k, v in solved_roots().items()}
+    assert shipped.keys() == fresh.keys()
+    for key, root in fresh.items():
+        assert abs(shipped[key] - root) <= 1e-12 + 4 * np.finfo(float).eps * abs(root), key

@@ -14,10 +14,13 @@ these constants is a different published file. The prior's equation is published
 solved for the rounded equation.
 
 Both roots are found with scipy's ``brentq``. For every registered variant at its own
-follow-up they are also shipped, solved ahead, in ``solved_roots.json`` (importing
-scipy.optimize costs about half a second, more than simulating 20,000 subjects); a test
-solves them again and requires the same bits, and ``python -m
-icgbench.generator.reference`` rewrites the file.
+follow-up they are also shipped, solved ahead, in ``solved_roots.json``, and generation
+reads them from there. That makes the release's constants the same bits on every CPU:
+the simulation's vectorised exp and log differ in the last bit between CPUs (numpy's
+AVX2 and AVX-512 paths), which moves a freshly solved root by an ulp or two. It also saves
+importing scipy.optimize (about half a second, more than simulating 20,000 subjects). A
+test solves them again and requires agreement to brentq's accuracy; ``python -m
+icgbench.generator.reference`` rewrites the file. Other follow-ups are solved at run time.
 """
 
 from __future__ import annotations
