@@ -91,7 +91,7 @@ def mini_url(tmp_path_factory) -> Iterator[str]:
 @pytest.fixture()
 def mini_home(tmp_path, monkeypatch, mini_url):
     """A private copy of the mini tier as the release every data command sees
-    (ICGBENCH_HOME); yields (root, archive URL, tampered descriptor, its own descriptor)."""
+    (ICGBENCH_HOME): (root, archive URL, tampered descriptor, its own descriptor)."""
     d = mini_release(tmp_path)
     root = d.base.parents[1]
     (root / "datapackage.json").write_text(d.path.read_text())
