@@ -185,7 +185,7 @@ def finish(folder: Path, request: Request, shards: int, results: list[ShardResul
     variant = get_variant(request.variant)
     effects = {s: add_in_order([x for r in results for x in r.effect_sums[s]])
                for s in HELD_OUT}
-    small = cohort_tables(variant, request.months, effects,
+    small = cohort_tables(variant, request.seed, request.months, effects,
                           {s: request.sizes[s] for s in HELD_OUT})
     parts = _Parts(folder, 0)
     digests: dict[str, list[tuple[int, str]]] = {}

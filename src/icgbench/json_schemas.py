@@ -17,11 +17,11 @@ from icgbench.generator.mechanism import graph_nodes
 from icgbench.generator.variants import variant_names
 from icgbench.release.tiers import SEALED_NAME, UNFROZEN_NAME
 from icgbench.release.tiers import TIERS as FROZEN_TIERS
-from icgbench.vocabulary import STATES
+from icgbench.vocabulary import CATEGORIES, STATES
 
 DRAFT7 = "http://json-schema.org/draft-07/schema#"
 SUBMISSION_VERSION = "1.0"
-REPORT_VERSION = "1.1"
+REPORT_VERSION = "1.2"
 LEADERBOARD_VERSION = "0.2"
 ID_PATTERN = "^(TR|TE|TG)[0-9]{6,9}$"
 HASH12 = "^[0-9a-f]{12}$"
@@ -195,7 +195,25 @@ def score_report_schema() -> dict[str, Any]:
     task_section = {
         "type": "object",
         "required": ["metrics"],
-        "properties": {"metrics": _METRICS, "details": {"type": "object"}},
+        "properties": {
+            "metrics": _METRICS,
+            "details": {"type": "object"},
+            "normalized": {
+                "type": "object",
+                "description": "The task's category score: the mean of its parts, each "
+                "clip((score - chance) / (ceiling - chance), 0, 1).",
+                "required": ["category", "score", "parts"],
+                "properties": {
+                    "category": {"enum": list(CATEGORIES)},
+                    "score": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
+                    "parts": {"type": "object", "additionalProperties": {
+                        "type": "object",
+                        "required": ["score", "chance", "ceiling", "normalized"],
+                        "properties": {k: {"type": ["number", "null"]} for k in
+                                       ("score", "chance", "ceiling", "normalized")}}},
+                },
+            },
+        },
     }
     return {
         "$schema": DRAFT7,
@@ -237,12 +255,25 @@ def score_report_schema() -> dict[str, Any]:
             "summary": {
                 "type": "object",
                 "required": ["auroc", "r2_mean", "conformity", "auroc_target", "transfer_gap",
-                             "composite", "composite_note", "prior_conformity_tolerant"],
+                             "composite", "composite_note", "prior_conformity_tolerant",
+                             "normalized", "overall", "overall_note"],
                 "properties": {
                     **{k: {"type": ["number", "null"]} for k in
                        ("auroc", "r2_mean", "conformity", "auroc_target", "transfer_gap",
                         "composite", "prior_conformity_tolerant")},
                     "composite_note": {"type": "string"},
+                    "normalized": {
+                        "type": "object", "additionalProperties": False,
+                        "required": list(CATEGORIES),
+                        "description": "Each category's normalized score (null: not "
+                        "attempted).",
+                        "properties": {c: {"type": ["number", "null"], "minimum": 0,
+                                           "maximum": 1} for c in CATEGORIES},
+                    },
+                    "overall": {"type": "number", "minimum": 0, "maximum": 1,
+                                "description": "Mean of the normalized category scores, a "
+                                "category not attempted counting 0."},
+                    "overall_note": {"type": "string"},
                 },
             },
             "metric_info": {

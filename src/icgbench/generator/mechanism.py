@@ -1,9 +1,10 @@
-"""Every coefficient of the DGP, in one place, with the causal graph they imply.
+"""Every coefficient of the DGP, in one place: the qAOP skeleton and its functional forms.
 
-The dynamics (:mod:`.dynamics`) read these numbers and nothing else; the true causal
-graph (:func:`true_edges`) is derived from the same tables, so the graph published as
-ground truth is the structure the simulator actually ran. A test checks this empirically:
-perturbing a node changes exactly its descendants.
+The causal graph of a cohort is drawn around the skeleton below (:mod:`.family`); the
+dynamics (:mod:`.dynamics`) read these constants and the cohort's drawn mechanism and
+nothing else, and the graph published as ground truth is the drawn mechanism's, so it is
+the structure the simulator actually ran. A test checks this empirically: perturbing a
+node changes exactly its descendants.
 """
 
 from __future__ import annotations
@@ -55,7 +56,8 @@ AGE_RANGE = (35.0, 70.0)
 
 # --- qAOP dynamics --------------------------------------------------------------------------
 
-#: Linear KCC -> state input weights; the state's input is dose x f(sum of weight x KCC).
+#: The skeleton's KCC -> state input weights; the state's input is dose x f(sum of weight x
+#: KCC).
 KCC_INPUT = {
     "DNA_adducts": {"electrophilic_or_metabolically_activated": 0.6, "genotoxic": 0.6},
     "ROS": {"oxidative_stress": 0.8, "electrophilic_or_metabolically_activated": 0.3},
@@ -63,18 +65,23 @@ KCC_INPUT = {
     "epigenetic_age": {"epigenetic_alteration": 0.8},
     "proliferation": {"receptor_mediated": 0.6, "proliferation_death_nutrient_supply": 0.6},
 }
+#: The states with an exposure drive (dose x f(KCCs)); a KCC may act on any of them.
+EXPOSURE_DRIVEN = ("DNA_adducts", "ROS", "inflammation", "epigenetic_age", "proliferation")
+assert set(KCC_INPUT) == set(EXPOSURE_DRIVEN)
 #: KCCs that act through host capacity rather than as a dose input.
 REPAIR_INHIBITION = ("DNA_repair_or_genomic_instability", 0.5)  # repair x (1 - w k)
 IMMUNE_INHIBITION = ("immunosuppression", 0.6)  # immune x (1 - w k)
 IMMORTALIZATION = "immortalization"
-IMMORTALIZATION_DRIVER_GAIN = 1.0  # driver accrual x (1 + w k)
+IMMORTALIZATION_DRIVER_GAIN = 1.0  # drivers accrue w x IMMORTAL_DRIVER_RATE x k a month
+IMMORTAL_DRIVER_RATE = 0.05
 IMMORTALIZATION_SELECTION = 0.4  # clone selection + w k
 
 #: Non-linear coupling: f(u) = HILL_MAX u^2 / (HILL_K^2 + u^2) instead of f(u) = u.
 HILL_MAX = 1.6
 HILL_K = 0.6
 
-#: Contemporaneous state -> state couplings (child: {parent: weight}); the AOP edges.
+#: The skeleton's contemporaneous state -> state couplings (child: {parent: weight}): the
+#: AOP edges. A child sees its parents' values of the same month.
 STATE_PARENTS: dict[str, dict[str, float]] = {
     "DNA_adducts": {},
     "ROS": {},
@@ -116,10 +123,14 @@ PROLIFERATION_BASELINE_GAIN = 0.40
 PROLIFERATION_DOSE_GAIN = 0.20
 RECEPTOR_SEX_FACTOR = {True: 1.2, False: 0.8}  # receptor-mediated input, female vs male
 MUTATION_REPAIR_CEILING = 1.5  # adduct -> mutation x (ceiling - repair)
+#: Clone selection when its parents are at their typical levels (as in the skeleton, about
+#: 0.65 a month): selection reads its parents as deviations from their averages over the
+#: reference population's follow-up, so a cohort whose clone has other parents than the
+#: skeleton's still grows at a typical rate instead of dying out or taking over.
+CLONE_SELECTION_BASE = 0.65
 CLONE_INITIAL = 0.02
 CLONE_INITIAL_LOG_SD = 0.3
 CLONE_GROWTH = 0.25
-CLONE_SELECTION_OFFSET = -0.35
 CLONE_BOUNDS = (1e-4, 0.999)
 
 #: Monthly process-noise sd per state (additive, on the state's own scale).
@@ -149,9 +160,12 @@ PRIOR_SIGNS = {
     "driver_count_proxy": +1,
     "clone_fraction": +1,
 }
-#: |coefficient| of each standardised state in latent_risk; the DGP sign is the prior's
-#: unless the variant flips it.
-RISK_WEIGHTS = {
+#: The sd of latent_risk at the end of follow-up on the reference population: a cohort's
+#: drawn outcome weights are rescaled to it (:func:`.reference.cohort_mechanism`).
+LATENT_RISK_SD = 1.5
+#: The prior's nominal |coefficient| of each standardised state in latent_risk (a cohort
+#: draws its own around it, see :mod:`.family`).
+PRIOR_WEIGHTS = {
     "DNA_adducts": 0.20,
     "ROS": 0.10,
     "immune_clearance": 0.45,
@@ -162,52 +176,6 @@ RISK_WEIGHTS = {
     "driver_count_proxy": 0.25,
     "clone_fraction": 0.35,
 }
-#: The prior's nominal magnitude per state (its risk equation, see :mod:`.prior`): the DGP's
-#: magnitudes, so the prior differs from the DGP only where a variant flips a sign.
-PRIOR_WEIGHTS = dict(RISK_WEIGHTS)
-
-
-def risk_coefficients(flipped_signs: tuple[str, ...]) -> np.ndarray:
-    """The DGP's latent_risk coefficient per state (STATES order), flips applied."""
-    return np.array(
-        [
-            RISK_WEIGHTS[s] * PRIOR_SIGNS[s] * (-1 if s in flipped_signs else 1)
-            for s in STATES
-        ]
-    )
-
-
-def true_edges(flipped_signs: tuple[str, ...]) -> list[tuple[str, str, str, int, float]]:
-    """The true graph over public nodes: (source, target, kind, sign, weight).
-
-    Nodes are the KCC assay columns, the nine states and the outcome. Weights are the
-    coefficients the dynamics use (for KCCs acting through host capacity, the inhibition
-    weight, signed by its effect on the state).
-    """
-    edges: list[tuple[str, str, str, int, float]] = []
-    for state, inputs in KCC_INPUT.items():
-        for kcc, w in inputs.items():
-            edges.append((kcc_assay_column(kcc), state, "kcc_state", 1, w))
-    repair_kcc, repair_w = REPAIR_INHIBITION
-    edges.append((kcc_assay_column(repair_kcc), "DNA_adducts", "kcc_state", 1, repair_w))
-    edges.append((kcc_assay_column(repair_kcc), "mutation_rate", "kcc_state", 1, repair_w))
-    immune_kcc, immune_w = IMMUNE_INHIBITION
-    edges.append((kcc_assay_column(immune_kcc), "immune_clearance", "kcc_state", -1, immune_w))
-    edges.append(
-        (kcc_assay_column(IMMORTALIZATION), "driver_count_proxy", "kcc_state", 1,
-         IMMORTALIZATION_DRIVER_GAIN)
-    )
-    edges.append(
-        (kcc_assay_column(IMMORTALIZATION), "clone_fraction", "kcc_state", 1,
-         IMMORTALIZATION_SELECTION)
-    )
-    for child, parents in STATE_PARENTS.items():
-        for parent, w in parents.items():
-            edges.append((parent, child, "state_state", int(np.sign(w)), abs(w)))
-    for state, beta in zip(STATES, risk_coefficients(flipped_signs), strict=True):
-        edges.append((state, OUTCOME_NODE, "state_outcome", int(np.sign(beta)), abs(beta)))
-    return edges
-
 
 def graph_nodes() -> list[tuple[str, str]]:
     """The public node list: (node, kind)."""

@@ -100,6 +100,12 @@ def sample_population(variant: Variant, seed: Seed, split: str, n: int, block: i
     proxies = np.stack(
         [host[:, HOST_TRAITS.index(t)] for t in PROXIED_TRAITS], axis=1
     ) + mech.PROXY_NOISE_SD * proxy_noise
+    if target:
+        # the proxies are baseline lab measurements: the target site's lab reads them on its
+        # own calibration (one draw per cohort, as the assays)
+        proxies = recalibrated(proxies, stream(vh, seed, split, "site_proxies"),
+                               variant.target_proxy_gain_log_sd,
+                               variant.target_proxy_offset_sd)
 
     mixture = sample_mixture(variant, rng("mixture"), n, target)
     dose = np.exp(mech.DOSE_LOG_SD * rng("dose").standard_normal(n))

@@ -1,11 +1,12 @@
-"""Per-variant constants solved on a fixed reference population.
+"""Per-cohort constants solved on a fixed reference population.
 
 latent_risk standardises each state by its end-of-follow-up mean and sd, and the hazard
 intercept is solved so the source domain's mean event probability equals the variant's
 ``target_prevalence``. The prior's risk equation (:mod:`.prior`) shares that
 standardisation and intercept, and its hazard scale is solved on the same population.
-All are computed once per (variant, months) on a reference population drawn from its own
-stream, so they never depend on a cohort's seed or size.
+All are computed once per (variant, mechanism, months) on a reference population of the
+variant drawn from its own stream and run through the cohort's mechanism, so they depend
+on the cohort's graph but never on its size or its subjects.
 
 Every average here is a correctly rounded sum (``math.fsum``), not numpy's reduction: the
 order in which numpy adds depends on the CPU's vector width, and a last-bit difference in
@@ -20,7 +21,8 @@ the simulation's vectorised exp and log differ in the last bit between CPUs (num
 AVX2 and AVX-512 paths), which moves a freshly solved root by an ulp or two. It also saves
 importing scipy.optimize (about half a second, more than simulating 20,000 subjects). A
 test solves them again and requires agreement to brentq's accuracy; ``python -m
-icgbench.generator.reference`` rewrites the file. Other follow-ups are solved at run time.
+icgbench.generator.reference`` rewrites the file for every cohort of the frozen tiers.
+Other cohorts and follow-ups are solved at run time.
 """
 
 from __future__ import annotations
@@ -41,9 +43,11 @@ from icgbench.generator.dynamics import (
     event_probability,
     simulate_dynamics,
 )
-from icgbench.generator.mechanism import PUBLISHED_DECIMALS, risk_coefficients
+from icgbench.generator.family import Mechanism, draw_mechanism
+from icgbench.generator.mechanism import LATENT_RISK_SD, PUBLISHED_DECIMALS
 from icgbench.generator.population import Population, sample_population
 from icgbench.generator.prior import PriorEquation, prior_signs, prior_weights
+from icgbench.generator.streams import Seed
 from icgbench.generator.variants import Variant
 from icgbench.vocabulary import STATES
 
@@ -52,13 +56,30 @@ REFERENCE_SEED = 0
 REFERENCE_SPLIT = "reference"
 
 
-def _reference_run(variant: Variant, months: int, scale: RiskScale | None) -> Trajectories:
+def _reference_run(variant: Variant, mechanism: Mechanism, months: int,
+                   scale: RiskScale | None) -> Trajectories:
     """The reference population's factual run (cached population, own stream)."""
     pop = _reference_population(variant)
-    beta = risk_coefficients(variant.flipped_signs)
     factual = np.ones((1, len(STATES)))
     return simulate_dynamics(variant, REFERENCE_SEED, pop, months, (months,), factual, scale,
-                             beta)
+                             mechanism, clone_centre=clone_centre(variant, mechanism, months))
+
+
+@functools.lru_cache(maxsize=64)
+def clone_centre(variant: Variant, mechanism: Mechanism, months: int) -> float:
+    """Where clone selection centres its parents: the sum over the clone's parents of the
+    parent's weight times its average over the reference population and months 1..M (a run
+    with no centre: no state reads the clone, so its parents do not depend on it), to the
+    published precision."""
+    parents = mechanism.parents("clone_fraction")
+    if not parents:
+        return 0.0
+    pop = _reference_population(variant)
+    run = simulate_dynamics(variant, REFERENCE_SEED, pop, months, tuple(range(1, months + 1)),
+                            np.ones((1, len(STATES))), None, mechanism)
+    total = math.fsum(w * _average(run.states[:, STATES.index(p), :].ravel())
+                      for p, w in parents.items())
+    return float(_published(total))
 
 
 def exact_mean(rows: np.ndarray) -> np.ndarray:
@@ -84,9 +105,9 @@ def _reference_population(variant: Variant) -> Population:
 
 
 @functools.lru_cache(maxsize=64)
-def _reference_end_states(variant: Variant, months: int) -> np.ndarray:
+def _reference_end_states(variant: Variant, mechanism: Mechanism, months: int) -> np.ndarray:
     """End-of-follow-up states (S, n) of the reference population."""
-    return _reference_run(variant, months, None).states[-1]
+    return _reference_run(variant, mechanism, months, None).states[-1]
 
 
 SOLVED_ROOTS = "solved_roots.json"
@@ -97,7 +118,8 @@ Gap = Callable[[float], float]
 
 @functools.cache
 def solved_roots() -> dict[str, str]:
-    """The shipped roots: ``"<variant_hash>/<months>/<root>"`` -> the root as a hex float."""
+    """The shipped roots: ``"<variant_hash>/<mechanism digest>/<months>/<root>"`` -> the
+    root as a hex float."""
     text = resources.files(__package__).joinpath(SOLVED_ROOTS).read_text(encoding="utf-8")
     return json.loads(text)
 
@@ -109,24 +131,25 @@ def solve(gap: Gap) -> float:
     return float(brentq(gap, -30.0, 30.0, xtol=1e-12))
 
 
-def _root(gap: Gap, variant: Variant, months: int, what: str) -> float:
-    stored = solved_roots().get(root_key(variant, months, what))
+def _root(gap: Gap, variant: Variant, mechanism: Mechanism, months: int, what: str) -> float:
+    stored = solved_roots().get(root_key(variant, mechanism, months, what))
     return float.fromhex(stored) if stored is not None else solve(gap)
 
 
-def root_key(variant: Variant, months: int, what: str) -> str:
+def root_key(variant: Variant, mechanism: Mechanism, months: int, what: str) -> str:
     """The key of one root in ``solved_roots.json``."""
-    return f"{variant.variant_hash}/{months}/{what}"
+    return f"{variant.variant_hash}/{mechanism.digest()}/{months}/{what}"
 
 
-def _unit_scale(variant: Variant, months: int) -> RiskScale:
-    end = _reference_end_states(variant, months)
+def _unit_scale(variant: Variant, mechanism: Mechanism, months: int) -> RiskScale:
+    end = _reference_end_states(variant, mechanism, months)
     sd = exact_sd(end)
     return RiskScale(mean=exact_mean(end), sd=np.where(sd > 0, sd, 1.0), intercept=0.0)
 
 
-def _intercept_gap(variant: Variant, months: int, unit: RiskScale) -> Gap:
-    hazard = _reference_run(variant, months, unit).hazard_sum[0]
+def _intercept_gap(variant: Variant, mechanism: Mechanism, months: int, unit: RiskScale
+                   ) -> Gap:
+    hazard = _reference_run(variant, mechanism, months, unit).hazard_sum[0]
 
     def gap(b0: float) -> float:
         return _average(event_probability(hazard, b0)) - variant.target_prevalence
@@ -145,8 +168,9 @@ def _prior(scale: RiskScale, months: int, hazard_scale: float) -> PriorEquation:
                          hazard_scale=hazard_scale, months=months)
 
 
-def _hazard_scale_gap(variant: Variant, months: int, scale: RiskScale) -> Gap:
-    end = _reference_end_states(variant, months).T
+def _hazard_scale_gap(variant: Variant, mechanism: Mechanism, months: int, scale: RiskScale
+                      ) -> Gap:
+    end = _reference_end_states(variant, mechanism, months).T
 
     def gap(log_scale: float) -> float:
         risk = _prior(scale, months, math.exp(log_scale)).risk(end)
@@ -156,47 +180,87 @@ def _hazard_scale_gap(variant: Variant, months: int, scale: RiskScale) -> Gap:
 
 
 @functools.lru_cache(maxsize=64)
-def reference_scale(variant: Variant, months: int) -> RiskScale:
-    """Standardisation and intercept of latent_risk for one variant and follow-up."""
-    unit = _unit_scale(variant, months)
-    intercept = _root(_intercept_gap(variant, months, unit), variant, months, "intercept")
+def reference_scale(variant: Variant, mechanism: Mechanism, months: int) -> RiskScale:
+    """Standardisation and intercept of latent_risk for one cohort's mechanism and
+    follow-up."""
+    unit = _unit_scale(variant, mechanism, months)
+    intercept = _root(_intercept_gap(variant, mechanism, months, unit), variant, mechanism,
+                      months, "intercept")
     return replace(unit, intercept=intercept)
 
 
-@functools.lru_cache(maxsize=64)
-def prior_equation(variant: Variant, months: int) -> PriorEquation:
-    """The prior's risk equation for one variant and follow-up (see :mod:`.prior`).
+def dynamics_constants(variant: Variant, mechanism: Mechanism, months: int
+                       ) -> tuple[RiskScale, float]:
+    """What a cohort's simulation needs from the reference population: the risk scale and
+    the clone centre."""
+    return reference_scale(variant, mechanism, months), clone_centre(variant, mechanism, months)
 
-    Its constants are the DGP's, rounded to the release's published precision; the hazard
-    scale is solved for that rounded equation, then rounded too.
+
+@functools.lru_cache(maxsize=64)
+def prior_equation(variant: Variant, mechanism: Mechanism, months: int) -> PriorEquation:
+    """The prior's risk equation for one cohort and follow-up (see :mod:`.prior`).
+
+    Its standardisation and intercept are the DGP's, rounded to the release's published
+    precision; its signs and weights are the prior's nominal ones, never the cohort's; the
+    hazard scale is solved for that rounded equation, then rounded too.
     """
-    scale = reference_scale(variant, months)
-    log_scale = _root(_hazard_scale_gap(variant, months, scale), variant, months,
-                      "log_hazard_scale")
+    scale = reference_scale(variant, mechanism, months)
+    log_scale = _root(_hazard_scale_gap(variant, mechanism, months, scale), variant,
+                      mechanism, months, "log_hazard_scale")
     return _prior(scale, months, float(_published(math.exp(log_scale))))
 
 
-def solve_roots(variant: Variant, months: int) -> dict[str, str]:
-    """Both roots of one variant and follow-up solved now, never read from the file."""
-    unit = _unit_scale(variant, months)
-    intercept = solve(_intercept_gap(variant, months, unit))
+def solve_roots(variant: Variant, mechanism: Mechanism, months: int) -> dict[str, str]:
+    """Both roots of one cohort's mechanism and follow-up solved now, never read from the
+    file."""
+    unit = _unit_scale(variant, mechanism, months)
+    intercept = solve(_intercept_gap(variant, mechanism, months, unit))
     scale = replace(unit, intercept=intercept)
-    log_scale = solve(_hazard_scale_gap(variant, months, scale))
-    return {root_key(variant, months, "intercept"): intercept.hex(),
-            root_key(variant, months, "log_hazard_scale"): log_scale.hex()}
+    log_scale = solve(_hazard_scale_gap(variant, mechanism, months, scale))
+    return {root_key(variant, mechanism, months, "intercept"): intercept.hex(),
+            root_key(variant, mechanism, months, "log_hazard_scale"): log_scale.hex()}
 
 
-def write_solved_roots() -> Path:
-    """Solve every registered variant at its own follow-up and rewrite the shipped file."""
+@functools.lru_cache(maxsize=256)
+def cohort_mechanism(variant: Variant, seed: Seed) -> Mechanism:
+    """The mechanism of cohort (variant, seed): the family's draw (:mod:`.family`) with its
+    latent_risk coefficients rescaled so that latent_risk at the end of follow-up has sd
+    ``LATENT_RISK_SD`` on the reference population (to the published precision).
+
+    However many states act on the event and with whatever drawn weights, every cohort's
+    risk is then about equally spread, so the frailty weighs the same in every cohort.
+    """
+    drawn = draw_mechanism(variant, seed)
+    unit = _unit_scale(variant, drawn, variant.months)
+    end = _reference_end_states(variant, drawn, variant.months)
+    z = (end - unit.mean[:, None]) / unit.sd[:, None]
+    beta = np.asarray(drawn.risk_beta)
+    latent = np.zeros(z.shape[1])
+    for j in range(len(STATES)):  # a fixed order of additions: the same bits on every CPU
+        latent += beta[j] * z[j]
+    factor = LATENT_RISK_SD / float(exact_sd(latent[None, :])[0])
+    return replace(drawn, risk_beta=tuple(float(b) for b in _published(beta * factor)))
+
+
+def write_solved_roots(cohorts: list[tuple[Variant, int]]) -> Path:
+    """Solve the given cohorts (variant, seed) at their variant's follow-up and rewrite the
+    shipped file with exactly their roots."""
     from icgbench.atomic import write_text
-    from icgbench.generator.variants import all_variants
 
-    roots = {k: v for variant in all_variants() for k, v in
-             solve_roots(variant, variant.months).items()}
+    roots = {k: v for variant, seed in cohorts for k, v in
+             solve_roots(variant, cohort_mechanism(variant, seed), variant.months).items()}
     path = Path(__file__).with_name(SOLVED_ROOTS)
     write_text(path, json.dumps(roots, indent=1, sort_keys=True) + "\n")
     return path
 
 
+def frozen_cohorts() -> list[tuple[Variant, int]]:
+    """Every (variant, seed) of the release's frozen open tiers."""
+    from icgbench.generator.variants import all_variants
+    from icgbench.release.tiers import TIERS
+
+    return [(v, seed) for tier in TIERS.values() for v in all_variants() for seed in tier.seeds]
+
+
 if __name__ == "__main__":
-    print(f"wrote {write_solved_roots()}")
+    print(f"wrote {write_solved_roots(frozen_cohorts())}")

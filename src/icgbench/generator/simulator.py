@@ -10,7 +10,13 @@ import pyarrow as pa
 from icgbench.arrow import array, strings, table
 from icgbench.generator import mechanism as mech
 from icgbench.generator.blocks import BLOCK_SIZE, Block, add_in_order, split_blocks
-from icgbench.generator.dynamics import Trajectories, event_probability, simulate_dynamics
+from icgbench.generator.dynamics import (
+    Trajectories,
+    event_probability,
+    expected_event_probability,
+    simulate_dynamics,
+)
+from icgbench.generator.family import Mechanism, prior_graph
 from icgbench.generator.interventions import (
     INTERVENTIONS,
     intervention_names,
@@ -20,7 +26,7 @@ from icgbench.generator.interventions import (
 from icgbench.generator.observation import Observations, observe
 from icgbench.generator.population import Population, sample_population
 from icgbench.generator.prior import PriorEquation
-from icgbench.generator.reference import prior_equation, reference_scale
+from icgbench.generator.reference import cohort_mechanism, dynamics_constants, prior_equation
 from icgbench.generator.streams import Seed, stream
 from icgbench.generator.variants import Variant, get_variant
 from icgbench.vocabulary import (
@@ -51,6 +57,7 @@ class BlockResult:
     population: Population
     trajectories: Trajectories
     risk: np.ndarray  # (runs, n): factual first, then one row per intervention
+    reachable: np.ndarray  # (runs, n): risk with the frailty integrated out
     event: np.ndarray
     observations: Observations
 
@@ -88,20 +95,22 @@ def simulate_block(
 ) -> BlockResult:
     """Simulate one block of subjects (:mod:`.blocks`): it needs no other block."""
     split, n = block.split, block.n
-    scale = reference_scale(variant, months)
-    beta = mech.risk_coefficients(variant.flipped_signs)
+    mechanism = cohort_mechanism(variant, seed)
+    scale, centre = dynamics_constants(variant, mechanism, months)
     pop = sample_population(variant, seed, split, n, block.index)
     names = [] if split == "train" else intervention_names()
     record = tuple(sorted(set(visits) | {months}))
     traj = simulate_dynamics(variant, seed, pop, months, record, scale_matrix(names), scale,
-                             beta, block.index)
+                             mechanism, block.index, centre)
     risk = event_probability(traj.hazard_sum, scale.intercept)
+    reachable = expected_event_probability(traj.state_hazard, scale.intercept,
+                                           variant.frailty_sd)
     event = stream(variant.variant_hash, seed, split, "event", block.index).random(n) < risk[0]
     obs = observe(variant, seed, pop, traj, scale, visits, block.index)
     ids = np.array([f"{SPLIT_ID_PREFIX[split]}{i:06d}" for i in range(block.start + 1,
                                                                        block.stop + 1)],
                    dtype=object)
-    return BlockResult(split, ids, pop, traj, risk, event, obs)
+    return BlockResult(split, ids, pop, traj, risk, reachable, event, obs)
 
 
 def check_request(variant: Variant, seed: Seed, sizes: dict[str, int], months: int) -> None:
@@ -147,7 +156,7 @@ def simulate(
              for b in split_blocks(sizes, block_size)]
     effects = {split: add_in_order([p.effect_sums() for p in parts if p.split == split])
                for split in HELD_OUT}
-    tables = {**subject_tables(parts), **cohort_tables(variant, months, effects,
+    tables = {**subject_tables(parts), **cohort_tables(variant, seed, months, effects,
                                                         {s: sizes[s] for s in HELD_OUT})}
     return Cohort(variant, seed, months, dict(sizes), {t: tables[t] for t in TABLE_ORDER})
 
@@ -276,15 +285,15 @@ def _structural_prior(equation: PriorEquation) -> pa.Table:
 
 #: Tables with a row per subject (or subject-visit), built from any run of blocks.
 TRAIN_TABLES = ("train_outcomes", "train_states")
-HELD_OUT_TABLES = ("test_outcomes", "test_states", "counterfactual_risks")
-#: Tables of the cohort as a whole (small): the registry, the prior, the graph, the effects.
-COHORT_TABLES = ("interventions", "structural_prior", "nodes", "intervention_effects",
-                 "graph")
+HELD_OUT_TABLES = ("test_outcomes", "test_states", "counterfactual_risks", "reachable_risks")
+#: Tables of the cohort as a whole (small): the registry, the priors, the graph, the effects.
+COHORT_TABLES = ("interventions", "structural_prior", "prior_graph", "nodes",
+                 "intervention_effects", "graph")
 #: The order of ``Cohort.tables``.
 TABLE_ORDER = ("subjects", "observations", "masks", "train_outcomes", "train_states",
-               "interventions", "structural_prior", "nodes", "test_outcomes", "test_states",
-               "kcc_activations", "host_latents", "counterfactual_risks",
-               "intervention_effects", "graph")
+               "interventions", "structural_prior", "prior_graph", "nodes", "test_outcomes",
+               "test_states", "kcc_activations", "host_latents", "counterfactual_risks",
+               "reachable_risks", "intervention_effects", "graph")
 HELD_OUT = ("test", "target_test")
 
 
@@ -330,11 +339,20 @@ def subject_tables(parts: list[BlockResult]) -> dict[str, pa.Table]:
         for r, name in enumerate(intervention_names(), start=1):
             cf[f"risk__{name}"] = _round(_concat(held_out, lambda p, r=r: p.risk[r]))
         tables["counterfactual_risks"] = table(cf)
+        reach: dict[str, object] = {
+            "subject_id": _concat(held_out, lambda p: p.ids),
+            "split": _split_column(held_out),
+            "risk": _round(_concat(held_out, lambda p: p.reachable[0])),
+        }
+        for r, name in enumerate(intervention_names(), start=1):
+            reach[f"risk__{name}"] = _round(_concat(held_out, lambda p, r=r: p.reachable[r]))
+        tables["reachable_risks"] = table(reach)
     return tables
 
 
-def cohort_tables(variant: Variant, months: int, effect_sums: dict[str, np.ndarray],
-                  held_out_sizes: dict[str, int]) -> dict[str, pa.Table]:
+def cohort_tables(variant: Variant, seed: Seed, months: int,
+                  effect_sums: dict[str, np.ndarray], held_out_sizes: dict[str, int]
+                  ) -> dict[str, pa.Table]:
     """The cohort-level tables; ``effect_sums`` is, per held-out split, each intervention's
     sum of risk changes over the split's subjects (added in block order)."""
     names = intervention_names()
@@ -348,7 +366,9 @@ def cohort_tables(variant: Variant, months: int, effect_sums: dict[str, np.ndarr
                                for m in mean["target_test"]],
     }
     registry = [(n, s, sc) for n in names for s, sc in INTERVENTIONS[n].items()]
-    edges = mech.true_edges(variant.flipped_signs)
+    mechanism: Mechanism = cohort_mechanism(variant, seed)
+    edges = mechanism.edges()
+    prior_edges = prior_graph(variant, seed)
     nodes = mech.graph_nodes()
     return {
         "interventions": table(
@@ -359,7 +379,11 @@ def cohort_tables(variant: Variant, months: int, effect_sums: dict[str, np.ndarr
                 "prior_direction": [prior_direction(r[0]) for r in registry],
             }
         ),
-        "structural_prior": _structural_prior(prior_equation(variant, months)),
+        "structural_prior": _structural_prior(prior_equation(variant, mechanism, months)),
+        "prior_graph": table({"source": [e[0] for e in prior_edges],
+                              "target": [e[1] for e in prior_edges],
+                              "kind": [e[2] for e in prior_edges],
+                              "sign": [e[3] for e in prior_edges]}),
         "nodes": table({"node": [n for n, _ in nodes], "kind": [k for _, k in nodes]}),
         "intervention_effects": table(effects),
         "graph": table(

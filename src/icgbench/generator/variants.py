@@ -49,6 +49,8 @@ class Variant:
     target_site_noise_sd: float
     target_assay_gain_log_sd: float
     target_assay_offset_sd: float
+    target_proxy_gain_log_sd: float
+    target_proxy_offset_sd: float
     target_archetype_mode: ArchetypeMode
     target_mixture_concentration: float
     observability: Observability
@@ -59,7 +61,8 @@ class Variant:
     observation_noise_sd: float
     module_offset_sd: float
     module_gain_log_sd: float
-    flipped_signs: tuple[str, ...]
+    flip_candidates: tuple[str, ...]
+    n_flips: int
     frailty_sd: float
     target_prevalence: float
     months: int
@@ -98,6 +101,8 @@ _BASE = dict(
     target_site_noise_sd=2.0,
     target_assay_gain_log_sd=0.6,
     target_assay_offset_sd=0.2,
+    target_proxy_gain_log_sd=0.5,
+    target_proxy_offset_sd=0.15,
     observability="full",
     masking_rate=0.0,
     masked_modalities=(),
@@ -106,8 +111,9 @@ _BASE = dict(
     observation_noise_sd=0.90,
     module_offset_sd=0.40,
     module_gain_log_sd=0.10,
-    flipped_signs=(),
-    frailty_sd=0.8,
+    flip_candidates=(),
+    n_flips=0,
+    frailty_sd=0.5,
     target_prevalence=0.30,
     months=24,
     visit_months=(0, 6, 12, 18, 24),
@@ -125,6 +131,10 @@ _NONLINEAR_MIXHOST = dict(
     module_offset_sd=0.80,
     module_gain_log_sd=0.40,
 )
+
+
+#: The states whose outcome sign a misspecified variant may flip (each cohort draws which).
+FLIP_CANDIDATES = ("DNA_adducts", "immune_clearance", "epigenetic_age", "proliferation")
 
 
 def _variant(name: str, description: str, **overrides: Any) -> Variant:
@@ -164,16 +174,18 @@ _REGISTRY: dict[str, Variant] = {
         ),
         _variant(
             "misspecified_signs",
-            "linear_lowhet base with one flipped sign (epigenetic_age) in the latent_risk "
-            "DGP relative to the structural prior. Falsification cohort for sign-constrained "
-            "models.",
-            flipped_signs=("epigenetic_age",),
+            "linear_lowhet base with one outcome sign in the latent_risk DGP flipped relative "
+            "to the structural prior; which one each cohort draws from the candidates (a "
+            "truth table only). Falsification cohort for sign-constrained models.",
+            flip_candidates=FLIP_CANDIDATES,
+            n_flips=1,
         ),
         _variant(
             "misspecified_signs_v2",
-            "Two simultaneous sign flips (epigenetic_age, immune_clearance). Stress test for "
-            "whether unconstrained recovery survives multiple prior errors.",
-            flipped_signs=("epigenetic_age", "immune_clearance"),
+            "Two simultaneous sign flips, drawn per cohort from the candidates. Stress test "
+            "for whether unconstrained recovery survives multiple prior errors.",
+            flip_candidates=FLIP_CANDIDATES,
+            n_flips=2,
         ),
     )
 }
@@ -201,9 +213,13 @@ def all_variants() -> list[Variant]:
 
 def validate_variant(variant: Variant) -> None:
     """Raise ValueError when a variant's fields are inconsistent."""
-    unknown = [s for s in variant.flipped_signs if s not in STATES]
+    unknown = [s for s in variant.flip_candidates if s not in STATES]
     if unknown:
-        raise ValueError(f"variant {variant.name!r}: flipped_signs names unknown states {unknown}")
+        raise ValueError(f"variant {variant.name!r}: flip_candidates names unknown states "
+                         f"{unknown}")
+    if not 0 <= variant.n_flips <= len(variant.flip_candidates):
+        raise ValueError(f"variant {variant.name!r}: n_flips must be between 0 and the number "
+                         "of flip candidates")
     if not 0.0 <= variant.masking_rate < 1.0:
         raise ValueError(f"variant {variant.name!r}: masking_rate must be in [0, 1)")
     if not 0.0 < variant.target_prevalence < 1.0:

@@ -1,11 +1,12 @@
 """The two-stage mechanism-bottleneck model (MB-CNet) that mbcnet_* models share.
 
 Stage 1 maps observations to the end-of-follow-up bottleneck states, supervised by the
-train split's public latent states: one random forest (200 trees, mean-imputed features)
-with the nine standardised states as outputs. ICg-CaST fits one forest per state; one
-multi-output forest is about five times faster at comparable R^2. Stage 2 maps predicted
-states to risk; it is trained on the forest's out-of-bag predictions, so it sees states as
-noisy as the ones it will meet on test subjects.
+train split's public latent states; by default (:class:`ForestStage1`) one random forest
+(200 trees, mean-imputed features) with the nine standardised states as outputs. ICg-CaST
+fits one forest per state; one multi-output forest is about five times faster at
+comparable R^2. Stage 2 maps predicted states to risk; it is trained on stage 1's
+out-of-sample predictions of the train subjects, so it sees states as noisy as the ones it
+will meet on test subjects.
 
 The model implements the adapter protocol (``icgbench.adapter``): ``predict_proba(X)``,
 ``predict_bottleneck(X)``, and ``intervene(unit, scale)``, which multiplies a predicted
@@ -44,11 +45,47 @@ class Stage2:
         raise NotImplementedError
 
 
+class Stage1:
+    """Observations -> standardised end-of-follow-up states."""
+
+    def fit(self, x: pd.DataFrame, z: np.ndarray, seed: int) -> np.ndarray:
+        """Fit on the train subjects' features ``x`` and standardised states ``z``; return
+        out-of-sample predictions of ``z`` (what stage 2 trains on)."""
+        raise NotImplementedError
+
+    def predict(self, x: pd.DataFrame) -> np.ndarray:
+        raise NotImplementedError
+
+
+class ForestStage1(Stage1):
+    """One multi-output random forest behind mean imputation; out-of-bag predictions."""
+
+    def fit(self, x: pd.DataFrame, z: np.ndarray, seed: int) -> np.ndarray:
+        self.imputer = Imputer().fit(x)
+        self.forest = RandomForestRegressor(
+            n_estimators=TREES, max_features="sqrt", min_samples_leaf=2, oob_score=True,
+            random_state=seed, n_jobs=1)
+        xt = self.imputer.transform(x)
+        self.forest.fit(xt, z)
+        oob = self.forest.oob_prediction_
+        missing = np.isnan(oob)
+        if missing.any():  # a subject in every bootstrap sample: use its in-sample prediction
+            oob[missing] = self.forest.predict(xt)[missing]
+        return oob
+
+    def predict(self, x: pd.DataFrame) -> np.ndarray:
+        return self.forest.predict(self.imputer.transform(x))
+
+
 class BottleneckModel(ReferenceModel):
-    """Stage 1 (forest) + a stage 2 chosen by the subclass."""
+    """A stage 1 (the forest unless the subclass says otherwise) + a stage 2 chosen by the
+    subclass."""
 
     blocks = ("risk_prediction", "latent_recovery", "intervention_conformity",
               "cross_host_generalization")
+
+    def make_stage1(self) -> Stage1:
+        return ForestStage1()
 
     def make_stage2(self, data: CohortData) -> Stage2:
         raise NotImplementedError
@@ -58,19 +95,12 @@ class BottleneckModel(ReferenceModel):
         end = data.end_states()
         train_ids = data.train_outcomes.subject_id.tolist()
         states = end.loc[train_ids, list(STATES)].to_numpy(dtype=np.float64)
+        self.states_train = states
         self.mean, self.sd = states.mean(axis=0), states.std(axis=0)
         self.sd[self.sd == 0] = 1.0
-        self.imputer = Imputer().fit(x.loc[train_ids])
-        self.forest = RandomForestRegressor(
-            n_estimators=TREES, max_features="sqrt", min_samples_leaf=2, oob_score=True,
-            random_state=model_seed("stage1", data.variant, data.seed), n_jobs=1)
-        xt = self.imputer.transform(x.loc[train_ids])
-        self.forest.fit(xt, (states - self.mean) / self.sd)
-        oob = self.forest.oob_prediction_
-        missing = np.isnan(oob)
-        if missing.any():  # a subject in every bootstrap sample: use its in-sample prediction
-            oob[missing] = self.forest.predict(xt)[missing]
-        self.z_train = oob
+        self.stage1 = self.make_stage1()
+        self.z_train = self.stage1.fit(x.loc[train_ids], (states - self.mean) / self.sd,
+                                       model_seed("stage1", data.variant, data.seed))
         self.y_train = data.train_outcomes.event.to_numpy()
         self.stage2 = self.make_stage2(data).fit(*self.stage2_rows(data))
         self.units: dict[str, float] = {}
@@ -87,7 +117,7 @@ class BottleneckModel(ReferenceModel):
         split run the forest once.
         """
         if self._cached is None or self._cached[0] is not X:
-            self._cached = (X, self.forest.predict(self.imputer.transform(X)))
+            self._cached = (X, self.stage1.predict(X))
         return self._cached[1]
 
     def predict_bottleneck(self, X: pd.DataFrame) -> pd.DataFrame:
@@ -105,7 +135,8 @@ class BottleneckModel(ReferenceModel):
         self.units = {}
 
     def intervened(self, z: np.ndarray, units: dict[str, float]) -> np.ndarray:
-        """Standardised states after multiplying each named state by its scale."""
+        """Standardised states after multiplying each named state by its scale (the other
+        states held: the seed's MB-CNet intervenes on one unit of its bottleneck)."""
         return (scaled(z * self.sd + self.mean, units) - self.mean) / self.sd
 
     def predict_proba(self, X: pd.DataFrame) -> np.ndarray:

@@ -57,6 +57,9 @@ TABLES: dict[str, tuple[str, str]] = {
                          "(risk = 1 - exp(-hazard_scale * months * exp(intercept + sum of "
                          "prior_sign * prior_weight * (state - reference_mean) / "
                          "reference_sd)), state at the end of follow-up)."),
+    "prior_graph": ("public", "The structural prior's graph: a noisy view of the family of "
+                    "mechanisms the cohort's graph is drawn from (edges missing, reversed and "
+                    "spurious at documented rates), not the cohort's graph."),
     "nodes": ("public", "The node set of the causal graph (structure-recovery task)."),
     "test_outcomes": ("truth", "Outcome and true event probability of every test and "
                       "target-test subject."),
@@ -66,6 +69,10 @@ TABLES: dict[str, tuple[str, str]] = {
     "host_latents": ("truth", "True host susceptibility traits of every subject."),
     "counterfactual_risks": ("truth", "True event probability of every test and target-test "
                              "subject, factual and under each intervention."),
+    "reachable_risks": ("truth", "Event probability of every test and target-test subject "
+                        "with the frailty integrated out, factual and under each "
+                        "intervention: the best any function of the subject's states can "
+                        "predict (the reachable ceiling)."),
     "intervention_effects": ("truth", "Per intervention: prior direction, true (DGP) "
                              "direction and mean risk change."),
     "graph": ("truth", "The true causal graph over the public node set, with signs and "
@@ -198,6 +205,13 @@ def build_table_schemas() -> dict[str, dict[str, Any]]:
            "over (the same on every row).", required=True, minimum=1),
     ]
     node_names = [kcc_assay_column(k) for k in KCCS] + list(STATES) + [OUTCOME_NODE]
+    prior_graph = [
+        _f("source", "string", "Cause node.", required=True, enum=node_names),
+        _f("target", "string", "Effect node.", required=True, enum=node_names),
+        _f("kind", "string", "Edge kind.", required=True, enum=EDGE_KINDS),
+        _f("sign", "integer", "Sign of the effect the prior expects.", required=True,
+           enum=[-1, 1]),
+    ]
     nodes = [
         _f("node", "string", "Node name: a subjects column (KCC assay), a state column of "
            "train_states (end of follow-up) or the outcome (train_outcomes.event).",
@@ -235,6 +249,14 @@ def build_table_schemas() -> dict[str, dict[str, Any]]:
         _probability("risk", "True event probability without intervention."),
     ] + [_probability(f"risk__{n}", f"True event probability under {n}.")
          for n in intervention_names()]
+    reachable_risks = [
+        _id(unique=True),
+        _f("split", "string", "Split of the subject.", required=True,
+           enum=["test", "target_test"]),
+        _probability("risk", "Event probability given the subject's states, the frailty "
+                     "integrated out, without intervention."),
+    ] + [_probability(f"risk__{n}", f"Event probability given the states under {n}, the "
+                      "frailty integrated out.") for n in intervention_names()]
     intervention_effects = [
         _f("intervention", "string", "Intervention name.", required=True, unique=True,
            enum=intervention_names()),
@@ -265,12 +287,14 @@ def build_table_schemas() -> dict[str, dict[str, Any]]:
         "train_states": _schema(train_states, ["subject_id", "month"], subjects_fk),
         "interventions": _schema(interventions, ["intervention", "state"]),
         "structural_prior": _schema(prior, ["state"]),
+        "prior_graph": _schema(prior_graph, ["source", "target"], node_fk),
         "nodes": _schema(nodes, ["node"]),
         "test_outcomes": _schema(test_outcomes, ["subject_id"], subjects_fk),
         "test_states": _schema(test_states, ["subject_id", "month"], subjects_fk),
         "kcc_activations": _schema(kcc_activations, ["subject_id"], subjects_fk),
         "host_latents": _schema(host_latents, ["subject_id"], subjects_fk),
         "counterfactual_risks": _schema(counterfactual_risks, ["subject_id"], subjects_fk),
+        "reachable_risks": _schema(reachable_risks, ["subject_id"], subjects_fk),
         "intervention_effects": _schema(intervention_effects, ["intervention"]),
         "graph": _schema(graph, ["source", "target"], node_fk),
     }

@@ -20,7 +20,7 @@ from icgbench.scorer.report import ScoreReport, build_report
 from icgbench.scorer.schema_check import DEFAULT_MAX_ERRORS, schema_errors
 from icgbench.scorer.truth import load_truth, public_truth
 from icgbench.tasks import TASKS
-from icgbench.tasks.summary import score_summary
+from icgbench.tasks.summary import normalized_scores, score_summary
 
 log = logging.getLogger("icgbench.scorer")
 
@@ -185,5 +185,6 @@ def grade(v: Validated, structure_k: int | None = None, start: float | None = No
         "submission": {"sha256": v.sha256, "bytes": v.size,
                        **({"path": v.path} if v.path else {})},
     }
-    return build_report(v.document, results, score_summary(results), v.truth, provenance,
-                        timings)
+    categories = normalized_scores(results, v.truth)
+    return build_report(v.document, results, score_summary(results, categories), v.truth,
+                        provenance, timings, categories)

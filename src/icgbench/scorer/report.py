@@ -46,8 +46,11 @@ def _clean(value: Any) -> Any:
 
 def build_report(header: dict[str, Any], results: dict[str, TaskResult],
                  summary: dict[str, Any], truth: Truth, provenance: dict[str, Any],
-                 timings: dict[str, float]) -> ScoreReport:
-    """Assemble and validate a report."""
+                 timings: dict[str, float],
+                 categories: dict[str, dict[str, Any]] | None = None) -> ScoreReport:
+    """Assemble and validate a report; each task's section carries its category's
+    normalized score with each part's chance level and ceiling."""
+    categories = categories or {}
     info = {
         name: {m.name: {"higher_is_better": m.higher_is_better,
                         "random_baseline": m.baseline(truth), "best": m.best}
@@ -68,7 +71,10 @@ def build_report(header: dict[str, Any], results: dict[str, TaskResult],
         "release_fingerprint": provenance["release_fingerprint"],
         "submission": provenance["submission"],
         "model": header["model"],
-        "tasks": {name: {"metrics": r.metrics, "details": r.details}
+        "tasks": {name: {"metrics": r.metrics, "details": r.details,
+                         **({"normalized": {"category": TASKS[name].category,
+                                            **categories[TASKS[name].category]}}
+                            if TASKS[name].category in categories else {})}
                   for name, r in results.items()},
         "summary": summary,
         "metric_info": info,

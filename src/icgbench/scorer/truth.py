@@ -18,8 +18,8 @@ from icgbench.tasks.base import Truth
 from icgbench.vocabulary import STATES
 
 #: Tables the scorer reads for every cohort.
-TRUTH_TABLES = ("test_outcomes", "test_states", "counterfactual_risks", "intervention_effects",
-                "graph", "nodes")
+TRUTH_TABLES = ("test_outcomes", "test_states", "counterfactual_risks", "reachable_risks",
+                "intervention_effects", "graph", "nodes")
 
 
 @dataclass(frozen=True)
@@ -78,8 +78,8 @@ def end_states(states: pa.Table, test_ids: Any) -> dict[str, np.ndarray]:
 
 def truth_from_tables(loaded: dict[str, pa.Table]) -> Truth:
     """A :class:`Truth` from truth tables in the release's layout (``test_outcomes``
-    required; ``test_states``, ``counterfactual_risks``, ``intervention_effects``,
-    ``graph`` and ``nodes`` as present).
+    required; ``test_states``, ``counterfactual_risks``, ``reachable_risks``,
+    ``intervention_effects``, ``graph`` and ``nodes`` as present).
 
     The true average effect is not read from ``intervention_effects.mean_effect`` (rounded
     to 6 decimals): tasks compute it from the counterfactual risks.
@@ -96,6 +96,14 @@ def truth_from_tables(loaded: dict[str, pa.Table]) -> Truth:
     effects = loaded["intervention_effects"].to_pylist() if "intervention_effects" in loaded \
         else []
     graph = loaded.get("graph")
+    reachable: dict[str, np.ndarray] = {}
+    reachable_cf: dict[str, np.ndarray] = {}
+    if "reachable_risks" in loaded:
+        reach = loaded["reachable_risks"]
+        reachable = _by_split(reach, "risk")
+        test = _rows_of_split(reach, "test")
+        reachable_cf = {c.removeprefix("risk__"): to_numpy(test[c])
+                        for c in test.column_names if c.startswith("risk__")}
     return Truth(
         ids=ids,
         event=_by_split(outcomes, "event"),
@@ -107,6 +115,8 @@ def truth_from_tables(loaded: dict[str, pa.Table]) -> Truth:
         edges=() if graph is None else tuple(zip(graph["source"].to_pylist(),
                                                  graph["target"].to_pylist(), strict=True)),
         nodes=tuple(loaded["nodes"]["node"].to_pylist()) if "nodes" in loaded else (),
+        reachable_risk=reachable,
+        reachable_counterfactual=reachable_cf,
     )
 
 

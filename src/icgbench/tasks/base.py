@@ -3,7 +3,9 @@
 A task is data plus one pure function. It declares its blocks (and therefore which split of
 subjects it grades), and for each metric its name, direction (higher is better, lower is
 better, or descriptive) and its value for a random baseline, which may depend on the truth
-(the expected AUPRC of a random predictor is the prevalence).
+(the expected AUPRC of a random predictor is the prevalence). It also declares its category
+and how its headline metrics make the category's normalized score (:class:`Normalized`),
+and, where the best reachable answer is below perfect, the submission that reaches it.
 """
 
 from __future__ import annotations
@@ -51,6 +53,10 @@ class Truth:
     dgp_direction: Mapping[str, int]
     edges: tuple[tuple[str, str], ...] = ()  # true directed edges (structure recovery)
     nodes: tuple[str, ...] = ()
+    #: split -> risk with the frailty integrated out (``reachable_risks``)
+    reachable_risk: Mapping[str, np.ndarray] = field(default_factory=dict)
+    #: intervention -> reachable risk under it, test split
+    reachable_counterfactual: Mapping[str, np.ndarray] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -62,6 +68,24 @@ class TaskResult:
 
 
 Blocks = Mapping[str, Mapping[str, Any]]  # block name -> {array name -> np.ndarray or dict}
+
+#: A value computed from the truth and a task's result (a chance level, a ceiling).
+Reference = Callable[[Truth, TaskResult], float | None]
+
+
+@dataclass(frozen=True)
+class Normalized:
+    """How one metric enters its category's normalized score.
+
+    ``(score - floor) / (ceiling - floor)``, clipped to [0, 1] (a lower-is-better metric
+    has its floor above its ceiling, and the same formula holds). ``floor`` is the chance
+    level (None: the metric's random baseline); the ceiling is the task's ``reachable``
+    submission's score when the task has one, else the metric's best value.
+    """
+
+    metric: str
+    floor: Reference | None = None
+    floor_text: str | None = None  # how a floor other than the random baseline is computed
 
 
 @dataclass(frozen=True)
@@ -76,6 +100,12 @@ class Task:
     metrics: tuple[Metric, ...]
     headline: tuple[str, ...]  # the metrics a leaderboard entry records
     score: Callable[[Blocks, Truth], TaskResult]
+    #: The category the task's normalized score counts for, and how it is made.
+    category: str = ""
+    normalized: tuple[Normalized, ...] = ()
+    #: The blocks of the best answer reachable from the states, where that is below perfect
+    #: (the frailty no state reveals); None: the metrics' best values are reachable.
+    reachable: Callable[[Truth], Blocks] | None = None
     #: The headline metric the board ranks by (default: the first headline metric).
     rank_by: str | None = None
 

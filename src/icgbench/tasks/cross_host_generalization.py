@@ -10,18 +10,20 @@ docs/tasks.md and reviewed on every leaderboard pull request.
 from __future__ import annotations
 
 from icgbench.tasks import metrics as m
-from icgbench.tasks.base import Blocks, Metric, Task, TaskResult, Truth
+from icgbench.tasks.base import Blocks, Metric, Normalized, Task, TaskResult, Truth
 
 METRICS = (
     Metric("auroc_source", True, "AUROC on the source-domain test split (risk_prediction).",
            0.5, 1.0),
     Metric("auroc_target", True, "AUROC on the target-domain test split.", 0.5, 1.0),
-    Metric("transfer_gap", False, "auroc_source - auroc_target.", 0.0, 0.0),
-    Metric("excess_transfer_gap", False,
+    Metric("transfer_gap", None, "auroc_source - auroc_target. Descriptive, not ranked: "
+           "a model with no skill has no gap (random's is about 0), so a small gap is only "
+           "good beside a high auroc_target, which is what the task ranks by.", 0.0),
+    Metric("excess_transfer_gap", None,
            "transfer_gap minus the true risk's own gap on the same subjects "
            "(true_gap = AUROC of true_risk on test - on target_test), so a target that is "
-           "intrinsically easier or harder counts for nobody.",
-           lambda truth: _negated(true_gap(truth)), 0.0,
+           "intrinsically easier or harder counts for nobody. Descriptive, as transfer_gap.",
+           lambda truth: _negated(true_gap(truth)),
            baseline_text="-true_gap (a random predictor's gap is 0)"),
 )
 
@@ -58,9 +60,14 @@ TASK = Task(
     "outside the source's range, mixed exposures, a measurement shift of the omics) beside "
     "the source domain, from the same fitted model.",
     blocks=("risk_prediction", "cross_host_generalization"),
-    truth_tables=("test_outcomes",),
+    truth_tables=("test_outcomes", "reachable_risks"),
     metrics=METRICS,
     headline=("auroc_source", "auroc_target", "transfer_gap", "excess_transfer_gap"),
     score=score,
+    category="transfer",
+    normalized=(Normalized("auroc_target"),),
+    reachable=lambda truth: {
+        "risk_prediction": {"proba": truth.reachable_risk["test"]},
+        "cross_host_generalization": {"proba": truth.reachable_risk["target_test"]}},
     rank_by="auroc_target",
 )

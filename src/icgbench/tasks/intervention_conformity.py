@@ -15,7 +15,15 @@ import math
 import numpy as np
 
 from icgbench.generator.interventions import intervention_names
-from icgbench.tasks.base import Blocks, Metric, Task, TaskResult, Truth, finite_or_none
+from icgbench.tasks.base import (
+    Blocks,
+    Metric,
+    Normalized,
+    Task,
+    TaskResult,
+    Truth,
+    finite_or_none,
+)
 
 RESPONSIVE_THRESHOLD = 0.005
 #: The seed reference (ICg-CaST) counts a zero change as a prior pass within this tolerance.
@@ -64,6 +72,43 @@ def _random_pehe(truth: Truth) -> float:
     return math.sqrt(1.0 / 6.0 + float(np.mean(effects**2)))
 
 
+def prior_conformity_chance(truth: Truth, result: TaskResult | None = None) -> float:
+    """What following the public prior gives: the share of interventions whose true
+    direction is the prior's (never below the random baseline)."""
+    names = intervention_names()
+    share = sum(truth.dgp_direction[n] == truth.prior_direction[n] for n in names) / len(names)
+    return max(share, float(METRICS_BY_NAME["responsive_dgp_conformity"].baseline(truth)))
+
+
+def _along_prior(truth: Truth) -> list[tuple[int, np.ndarray]]:
+    """(prior direction, true individual effects) per intervention."""
+    return [(truth.prior_direction[n], e) for n, e in _true_effects(truth).items()]
+
+
+def prior_constant_pehe(truth: Truth, result: TaskResult | None = None) -> float:
+    """PEHE of the best answer that knows only the prior's directions: one change c, the
+    same for every subject, signed by each intervention's prior direction (c is the least
+    squares value, mean over subjects and interventions of direction x effect)."""
+    pairs = _along_prior(truth)
+    c = float(np.mean(np.concatenate([d * e for d, e in pairs])))
+    return math.sqrt(float(np.mean(np.concatenate([(c * d - e) ** 2 for d, e in pairs]))))
+
+
+def prior_constant_ate_mae(truth: Truth, result: TaskResult | None = None) -> float:
+    """ate_mae of the best answer that knows only the prior's directions: one average
+    change c signed by each prior direction (c the median of direction x true average
+    change, which minimises the mean absolute error)."""
+    pairs = [(d, float(np.mean(e))) for d, e in _along_prior(truth)]
+    c = float(np.median([d * t for d, t in pairs]))
+    return float(np.mean([abs(c * d - t) for d, t in pairs]))
+
+
+def reachable_blocks(truth: Truth) -> Blocks:
+    """The interventions as the states predict them best: the reachable risks."""
+    return {"intervention_conformity": {"proba": truth.reachable_risk["test"],
+                                        "interventions": dict(truth.reachable_counterfactual)}}
+
+
 def _random_ate_mae(truth: Truth) -> float:
     sd = _delta_sd(truth)
     return float(np.mean([_expected_abs_normal(-float(np.mean(e)), sd)
@@ -97,6 +142,9 @@ METRICS = (
     *(Metric(f"ate_error__{n}", None, f"Predicted minus true average risk change under {n}.")
       for n in intervention_names()),
 )
+
+
+METRICS_BY_NAME = {metric.name: metric for metric in METRICS}
 
 
 def score(blocks: Blocks, truth: Truth) -> TaskResult:
@@ -156,10 +204,24 @@ TASK = Task(
     description="Direction and size of the predicted risk change under each do_* "
     "intervention, against the structural prior and the DGP's true effects.",
     blocks=("intervention_conformity",),
-    truth_tables=("test_outcomes", "counterfactual_risks", "intervention_effects"),
+    truth_tables=("test_outcomes", "counterfactual_risks", "intervention_effects",
+                  "reachable_risks"),
     metrics=METRICS,
     headline=("prior_conformity", "prior_conformity_tolerant", "dgp_conformity",
-              "responsive_dgp_conformity", "pehe"),
+              "responsive_dgp_conformity", "pehe", "ate_mae"),
     score=score,
+    category="intervention",
+    normalized=(
+        Normalized("responsive_dgp_conformity", prior_conformity_chance,
+                   "the share of interventions whose true direction is the public prior's "
+                   "(at least the random baseline): following the prior earns nothing"),
+        Normalized("pehe", prior_constant_pehe,
+                   "the PEHE of one change c for every subject, signed by each "
+                   "intervention's prior direction, c chosen with hindsight (least squares)"),
+        Normalized("ate_mae", prior_constant_ate_mae,
+                   "the ate_mae of one average change c signed by each prior direction, c "
+                   "chosen with hindsight (the median of direction x true average change)"),
+    ),
+    reachable=reachable_blocks,
     rank_by="responsive_dgp_conformity",
 )

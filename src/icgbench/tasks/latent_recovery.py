@@ -13,7 +13,7 @@ would skip.
 from __future__ import annotations
 
 from icgbench.tasks import metrics as m
-from icgbench.tasks.base import Blocks, Metric, Task, TaskResult, Truth
+from icgbench.tasks.base import Blocks, Metric, Normalized, Task, TaskResult, Truth
 from icgbench.vocabulary import STATES
 
 METRICS = (
@@ -46,4 +46,6 @@ TASK = Task(
     metrics=METRICS,
     headline=("r2_mean",),
     score=score,
+    category="latent",
+    normalized=(Normalized("r2_mean"),),
 )

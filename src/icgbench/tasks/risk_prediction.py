@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from icgbench.tasks import metrics as m
-from icgbench.tasks.base import Blocks, Metric, Task, TaskResult, Truth
+from icgbench.tasks.base import Blocks, Metric, Normalized, Task, TaskResult, Truth
 
 
 def _prevalence(truth: Truth) -> float:
@@ -52,8 +52,11 @@ TASK = Task(
     description="Discrimination and calibration of the predicted event probability of the "
     "source-domain test subjects.",
     blocks=("risk_prediction",),
-    truth_tables=("test_outcomes",),
+    truth_tables=("test_outcomes", "reachable_risks"),
     metrics=METRICS,
     headline=("auroc", "auprc", "brier", "ece"),
     score=score,
+    category="risk",
+    normalized=(Normalized("auroc"), Normalized("auprc")),
+    reachable=lambda truth: {"risk_prediction": {"proba": truth.reachable_risk["test"]}},
 )

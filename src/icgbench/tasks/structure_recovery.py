@@ -15,12 +15,21 @@ ChaLearn cause-effect-pairs orientation score.
 from __future__ import annotations
 
 from icgbench.tasks import graph_metrics as g
-from icgbench.tasks.base import Blocks, Metric, Task, TaskResult, Truth
+from icgbench.tasks.base import Blocks, Metric, Normalized, Task, TaskResult, Truth
 
 
 def _n_pairs(truth: Truth) -> int:
     n = len(truth.nodes)
     return n * (n - 1)
+
+
+def random_f1(truth: Truth, result: TaskResult) -> float | None:
+    """Expected directed F1 of K ordered pairs drawn at random, K the graded one:
+    2 K E / (N (K + E)), E true edges among N ordered pairs."""
+    k, e = result.metrics.get("k"), len(truth.edges)
+    if k is None or not e:
+        return None
+    return 2.0 * k * e / (_n_pairs(truth) * (k + e))
 
 
 METRICS = (
@@ -92,4 +101,9 @@ TASK = Task(
     headline=("directed_f1", "k", "shd", "shd_reversal_2", "skeleton_f1", "edge_auprc",
               "orientation_score", "f1_range_k_pm5"),
     score=score,
+    category="structure",
+    normalized=(Normalized("directed_f1", random_f1,
+                           "2 K E / (N (K + E)): K ordered pairs chosen at random, E true "
+                           "edges among N ordered pairs"),
+                Normalized("edge_auprc")),
 )

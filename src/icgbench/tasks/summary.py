@@ -1,15 +1,17 @@
-"""score_summary: the headline numbers and the (explicitly non-canonical) composite."""
+"""score_summary: the headline numbers, the seed's composite and the normalized overall."""
 
 from __future__ import annotations
 
 import math
 
-from icgbench.tasks.base import TaskResult
+from icgbench.tasks.base import TaskResult, Truth
 from icgbench.tasks.metrics import mean
+from icgbench.tasks.normalized import CATEGORIES, OVERALL_NOTE, category_score, overall
 
 COMPOSITE_NOTE = (
-    "composite = mean of (auroc, r2_mean, conformity) where finite; a ranking convenience, "
-    "NOT the canonical metric (compare the task metrics themselves)"
+    "composite = mean of (auroc, r2_mean, conformity) where finite, as the seed defines it; "
+    "a convenience, NOT the canonical metric: it averages only the attempted blocks (see "
+    "overall)"
 )
 
 
@@ -18,12 +20,25 @@ def _get(results: dict[str, TaskResult], task: str, metric: str) -> float | None
     return None if result is None else result.metrics.get(metric)
 
 
-def score_summary(results: dict[str, TaskResult]) -> dict[str, float | str | None]:
-    """auroc, r2_mean, conformity, auroc_target, transfer_gap, composite and its note."""
+def normalized_scores(results: dict[str, TaskResult], truth: Truth
+                      ) -> dict[str, dict[str, object]]:
+    """Per attempted category, its normalized score and parts (:mod:`.normalized`)."""
+    from icgbench.tasks import TASKS
+
+    return {task.category: category_score(task, truth, results[name])
+            for name, task in TASKS.items() if name in results and task.normalized}
+
+
+def score_summary(results: dict[str, TaskResult],
+                  categories: dict[str, dict[str, object]]) -> dict[str, object]:
+    """auroc, r2_mean, conformity, auroc_target, transfer_gap, the seed's composite and its
+    note, the normalized score of every category (None where not attempted; ``categories``
+    from :func:`normalized_scores`) and overall."""
     auroc = _get(results, "risk_prediction", "auroc")
     r2_mean = _get(results, "latent_recovery", "r2_mean")
     conformity = _get(results, "intervention_conformity", "responsive_dgp_conformity")
     parts = [v for v in (auroc, r2_mean, conformity) if v is not None and math.isfinite(v)]
+    normalized = {c: categories[c]["score"] if c in categories else None for c in CATEGORIES}
     return {
         "auroc": auroc,
         "r2_mean": r2_mean,
@@ -34,4 +49,7 @@ def score_summary(results: dict[str, TaskResult]) -> dict[str, float | str | Non
         "composite_note": COMPOSITE_NOTE,
         "prior_conformity_tolerant": _get(results, "intervention_conformity",
                                           "prior_conformity_tolerant"),
+        "normalized": normalized,
+        "overall": overall(normalized),
+        "overall_note": OVERALL_NOTE,
     }
