@@ -33,6 +33,13 @@ def test_task_reference_matches_the_registry():
     )
 
 
+def test_generated_sections_of_the_docs_match_the_code():
+    from icgbench.reference.generated import regenerate
+
+    for page, text in regenerate(ROOT).items():
+        assert page.read_text() == text, f"{page.name} is stale: run `make docs`"
+
+
 def _python_blocks(path: Path) -> list[str]:
     import re
 

@@ -11,21 +11,24 @@ import pandas as pd
 
 from icgbench.bench import normalize
 from icgbench.bench.calibration import CALIBRATE_BY, DEFAULT_CALIBRATE_BY, Criterion
-from icgbench.bench.normalize import CATEGORIES, TIERS, difficulty_tiers, rankings
+from icgbench.bench.normalize import TIERS, difficulty_tiers, rankings
 from icgbench.errors import UsageError
 from icgbench.models import MODELS
+from icgbench.tasks import normalized
+from icgbench.vocabulary import CATEGORIES
 
 COLUMNS = {
     "summary.auroc": "AUROC",
     "summary.r2_mean": "R^2 mean",
     "summary.conformity": "conformity",
+    "intervention_conformity.pehe": "PEHE",
+    "intervention_conformity.ate_mae": "ATE MAE",
     "summary.auroc_target": "AUROC target",
     "summary.transfer_gap": "gap",
     "structure_recovery.directed_f1": "F1 at K*",
-    "structure_recovery.shd": "SHD at K*",
-    "structure_recovery.orientation_score": "orientation",
+    "structure_recovery.edge_auprc": "edge AUPRC",
     "summary.composite": "seed composite",
-    "normalized_composite": "normalized",
+    "summary.overall": "overall",
 }
 
 
@@ -96,9 +99,12 @@ def markdown(inputdir: Path) -> str:
         "people.",
         "",
         "*Seed composite*: mean of (AUROC, R^2 mean, conformity) where finite, as in the seed "
-        "reference; *normalized*: the category-weighted normalized composite below. Neither "
-        "is canonical. `oracle` reads the truth: it is the ceiling, not a competitor. "
-        "Structure recovery is graded at each model's K* chosen on the calibration cohort "
+        "reference (it averages only what a model attempts: not canonical); *overall*: the "
+        "normalized category scores averaged with a category not attempted counting 0 (the "
+        "board ranks by it). `oracle` and `ceiling` read the truth: the oracle submits it, "
+        "the ceiling the best any model of the subjects' states can reach (the frailty "
+        "integrated out); neither is a competitor. Structure recovery is graded at each "
+        "model's K* chosen on the calibration cohort "
         f"by {_criterion(manifest).description}.",
         "",
         *_failed_note(manifest),
@@ -111,14 +117,15 @@ def markdown(inputdir: Path) -> str:
         blocks = ", ".join(f"`{b}`" for b in model.blocks)
         out += [f"- **`{name}`**{' (oracle)' if model.oracle else ''}: "
                 f"{' '.join(doc.split())} Blocks: {blocks}.", ""]
-    out += ["## Normalized composite and difficulty tiers", ""]
-    for paragraph in (inspect.getdoc(normalize) or "").split("\n\n")[1:]:
-        out += [" ".join(paragraph.split()), ""]
+    out += ["## Normalized scores, overall and difficulty tiers", ""]
+    for module in (normalized, normalize):
+        for paragraph in (inspect.getdoc(module) or "").split("\n\n")[1:]:
+            out += [" ".join(paragraph.split()), ""]
     n_cohorts = summary.cohort.nunique()
     out += ["## Rankings across all cohorts", "",
             f"Per category, the normalized score averaged over the {n_cohorts} cohort(s) and "
-            "the rank in brackets (`=`: shared); *overall*: the normalized composite averaged "
-            "over the cohorts. A dash: the model does not attempt the category (no rank).", "",
+            "the rank in brackets (`=`: shared); *overall* averaged over the cohorts. A dash: "
+            "the model does not attempt the category (no rank).", "",
             *ranking_table(summary), ""]
     for cohort, group in summary.groupby("cohort", sort=False):
         out += [f"## `{cohort}`", "",
@@ -127,27 +134,26 @@ def markdown(inputdir: Path) -> str:
         for r in group.to_dict("records"):
             values = []
             for column in COLUMNS:
-                if column.startswith("normalized"):
-                    values.append(_cell(r.get(column), None))
-                else:
-                    values.append(_cell(r.get(column + "_mean"), r.get(column + "_std")))
+                values.append(_cell(r.get(column + "_mean"), r.get(column + "_std")))
             name = r["model"] + (" (reads the truth)" if r["oracle"] else "")
             out.append(f"| {name} | " + " | ".join(values) + " |")
         out.append("")
     tiers = difficulty_tiers(summary)
     thresholds = ", ".join(f"{name} >= {t:.2f}" for name, t in TIERS[:-1])
     out += [
-        "## Difficulty tiers",
+        "## Difficulty tiers and headroom",
         "",
-        "From the best non-oracle, non-random model's normalized score per category "
-        f"({', '.join(CATEGORIES)}): {thresholds}, frontier below.",
+        "From the best competitor's normalized score per category (not random, not the "
+        f"models that read the truth): {thresholds}, frontier below. In brackets: that "
+        "score, the headroom to the reachable ceiling (1 - score) and the model.",
         "",
         "| cohort | " + " | ".join(CATEGORIES) + " |",
         "| --- |" + " --- |" * len(CATEGORIES),
     ]
     for cohort, group in tiers.groupby("cohort", sort=False):
-        cells = {r.category: f"{r.tier} ({r.normalized:.2f}, {r.best_model})"
-                 for r in group.itertuples()}
-        out.append(f"| `{cohort}` | " + " | ".join(cells[c] for c in CATEGORIES) + " |")
+        cells = {r.category: f"{r.tier} ({r.normalized:.2f}, headroom {r.headroom:.2f}, "
+                 f"{r.best_model})" for r in group.itertuples()}
+        out.append(f"| `{cohort}` | " + " | ".join(cells.get(c, "-") for c in CATEGORIES)
+                   + " |")
     out.append("")
     return "\n".join(out)

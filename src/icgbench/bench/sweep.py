@@ -35,7 +35,6 @@ import pandas as pd
 from icgbench import __version__
 from icgbench.atomic import write_text
 from icgbench.bench.calibration import CALIBRATE_BY, DEFAULT_CALIBRATE_BY
-from icgbench.bench.normalize import normalized_scores
 from icgbench.bench.run import UNFROZEN_FOLDER, run_experiment
 from icgbench.data import tier_descriptor
 from icgbench.models import missing_requirement
@@ -126,7 +125,9 @@ def report_row(report: dict[str, Any]) -> dict[str, Any]:
         row[f"intervention_conformity.prior_conforms__{name}"] = int(d["prior_conforms"])
         row[f"intervention_conformity.dgp_conforms__{name}"] = int(d["dgp_conforms"])
     for key, value in report["summary"].items():
-        if key != "composite_note":
+        if key == "normalized":
+            row.update({f"summary.normalized_{c}": v for c, v in value.items()})
+        elif not key.endswith("_note"):
             row[f"summary.{key}"] = value
     return row
 
@@ -334,7 +335,8 @@ def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
 
 
 def summarize(per_seed: pd.DataFrame) -> pd.DataFrame:
-    """Mean and sample std over seeds per (model, cohort), normalized scores, runtime."""
+    """Mean and sample std over seeds per (model, cohort) of every metric (the reports'
+    normalized scores and overall among them), and the runtime."""
     if per_seed.empty:
         return pd.DataFrame(columns=["model", "cohort", "n_seeds", "oracle", "total_seconds"])
     labels = [c for c in LABELS if c in per_seed.columns]
@@ -348,6 +350,5 @@ def summarize(per_seed: pd.DataFrame) -> pd.DataFrame:
     std = g[metrics].std(ddof=1).add_suffix("_std")
     out = pd.concat([groups.size().rename("n_seeds"), groups["oracle"].first(),
                      groups[labels].first(), mean, std,
-                     groups["total_seconds"].sum().rename("total_seconds"),
-                     normalized_scores(per_seed)], axis=1).copy()
+                     groups["total_seconds"].sum().rename("total_seconds")], axis=1).copy()
     return out.reset_index()

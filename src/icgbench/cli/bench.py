@@ -254,33 +254,34 @@ def run_list(args: argparse.Namespace) -> int:
     return 0
 
 
-def flipped_signs(variant_name: str) -> list[dict[str, object]]:
-    """(state, prior sign, DGP sign) for every state whose DGP sign differs from the prior."""
-    from icgbench.generator.mechanism import PRIOR_SIGNS, risk_coefficients
+def sign_reversals(variant_name: str) -> dict[str, object]:
+    """What the variant says about reversed signs: the candidates and how many a cohort
+    draws (which ones is in each cohort's truth tables only, never printed here)."""
+    from icgbench.generator.mechanism import PRIOR_SIGNS
 
     variant = get_variant(variant_name)
-    beta = dict(zip(PRIOR_SIGNS, risk_coefficients(variant.flipped_signs), strict=True))
-    return [
-        {"state": s, "prior_sign": PRIOR_SIGNS[s], "dgp_sign": int(beta[s] > 0) * 2 - 1}
-        for s in variant.flipped_signs
-    ]
+    return {"count": variant.n_flips,
+            "candidates": [{"state": s, "prior_sign": PRIOR_SIGNS[s]}
+                           for s in variant.flip_candidates]}
 
 
 def run_info(args: argparse.Namespace) -> int:
     variant = variant_arg(args.variant)
-    info = variant.as_dict() | {"flipped_signs": flipped_signs(variant.name)}
+    info = variant.as_dict() | {"sign_reversals": sign_reversals(variant.name)}
     if args.json:
         print_json(info)
         return 0
     for key, value in variant.as_dict().items():
-        if key == "flipped_signs":
-            continue
         shown = ", ".join(map(str, value)) if isinstance(value, list) else value
-        print(f"{key:<22} {shown}")
-    if info["flipped_signs"]:
-        print("flipped signs (state: prior -> DGP):")
-        for f in info["flipped_signs"]:
-            print(f"  {f['state']}: {f['prior_sign']:+d} -> {f['dgp_sign']:+d}")
+        print(f"{key:<26} {shown}")
+    reversals = info["sign_reversals"]
+    if reversals["count"]:
+        names = ", ".join(f"{c['state']} (prior {c['prior_sign']:+d})"
+                          for c in reversals["candidates"])
+        print(f"sign reversals: each cohort reverses {reversals['count']} of {names}; "
+              "which ones is in the cohort's truth tables only")
     else:
-        print("flipped signs: none (the DGP follows the structural prior)")
+        print("sign reversals: none (every path to the event has the prior's sign)")
+    print("causal graph: drawn per cohort from the family in docs/dgp.md; the cohort's graph "
+          "is a truth table, its public prior_graph a noisy view of the family")
     return 0

@@ -164,29 +164,45 @@ def run_show(args: argparse.Namespace) -> int:
             raise UsageError(f"no task{' ' + args.task if args.task else ''} records metric "
                              f"{args.metric!r}; recorded: {', '.join(recorded)}")
     about = _entry_labels(folder, entries)
+    if args.task is None and args.metric is None:
+        scope = [args.variant] if args.variant else None
+        _print_ranking("overall" + (f" on {args.variant}" if args.variant else
+                                    " over every cohort"),
+                       board.rank_overall(entries, scope), True, about)
     for variant in variants:
         for task in tasks:
             spec = TASKS[task]
             metric = spec.metric(args.metric) if args.metric else spec.ranking_metric
             ranked = [r for r in board.rank(entries, variant, task, metric.name,
                                             metric.higher_is_better) if r.seeds]
-            if not ranked:
-                continue
-            arrow = {True: "higher is better", False: "lower is better"}.get(
-                metric.higher_is_better, "descriptive")
-            print(f"{variant} / {task}: {metric.name} ({arrow})")
-            width = max(len(r.model) for r in ranked)
-            for i, r in enumerate(ranked, start=1):
-                std = f" ± {r.std:.4f}" if r.std is not None else ""
-                mean = "n/a" if r.mean is None else f"{r.mean:.4f}"
-                extra = about.get((r.model, r.package_version), "")
-                print(f"  {i:>2}. {r.model:<{width}} {r.package_version:<8} {mean}{std} "
-                      f"({r.seeds} seed{'s' if r.seeds != 1 else ''}){extra}")
+            _print_ranking(f"{variant} / {task}: {metric.name}", ranked,
+                           metric.higher_is_better, about)
     print(f"read {len(entries)} entries from {folder}")
     return 0
 
 
 NOTE_CHARS = 60
+
+
+def _print_ranking(title: str, ranked: list, higher_is_better: bool | None,
+                   about: dict[tuple[str, str], str]) -> None:
+    """One ranked table; a descriptive metric is listed without ranks (it is not a score:
+    a model with no skill has no transfer gap either)."""
+    if not ranked:
+        return
+    arrow = {True: "higher is better", False: "lower is better"}.get(
+        higher_is_better, "descriptive, not ranked")
+    print(f"{title} ({arrow})")
+    if higher_is_better is None:
+        ranked = sorted(ranked, key=lambda r: (r.model, r.package_version))
+    width = max(len(r.model) for r in ranked)
+    for i, r in enumerate(ranked, start=1):
+        std = f" ± {r.std:.4f}" if r.std is not None else ""
+        mean = "n/a" if r.mean is None else f"{r.mean:.4f}"
+        extra = about.get((r.model, r.package_version), "")
+        place = " -" if higher_is_better is None else f"{i:>2}"
+        print(f"  {place}. {r.model:<{width}} {r.package_version:<8} {mean}{std} "
+              f"({r.seeds} seed{'s' if r.seeds != 1 else ''}){extra}")
 
 
 def one_line(text: str, limit: int = NOTE_CHARS) -> str:

@@ -23,12 +23,13 @@ every edge it could plausibly have: a KCC acting on any exposure-driven state
 Weights: a skeleton edge's nominal weight, or the group's typical magnitude for the
 others, times a uniform draw from ``SPREAD``; outcome weights are the prior's nominal ones
 times a log-uniform draw from ``OUTCOME_SPREAD``, then rescaled together so that the
-cohort's latent risk has a fixed spread (:func:`.reference.cohort_mechanism`). Signs are coherent with the structural
-prior: a crosstalk edge from state ``p`` to ``c`` has the sign ``prior_sign(p) x
-prior_sign(c)`` (a risk-raising state raises other risk-raising states), as every skeleton
-edge does, so on a well-specified variant every path from a state to the event carries the
-prior's sign of that state. A candidate whose coherent sign would lower an accumulating
-state is not in the family (a negative monthly increment pins it at zero).
+cohort's latent risk has a fixed spread (:func:`.reference.cohort_mechanism`). Signs are
+coherent with the structural prior: a crosstalk edge from state ``p`` to ``c`` has the
+sign ``prior_sign(p) x prior_sign(c)`` (a risk-raising state raises other risk-raising
+states), as every skeleton edge does, so on a well-specified variant every path from a
+state to the event carries the prior's sign of that state. A candidate whose coherent sign
+would lower an accumulating state is not in the family (a negative monthly increment pins
+it at zero).
 
 On a misspecified variant the cohort draws *which* states the DGP reverses relative to the
 structural prior: ``variant.n_flips`` of ``variant.flip_candidates``, uniformly. A reversed

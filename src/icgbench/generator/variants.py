@@ -127,7 +127,7 @@ _NONLINEAR_MIXHOST = dict(
     archetype_mode="continuous_mixture",
     host_heterogeneity="high",
     host_sd_multiplier=2.5,
-    target_host_sd_multiplier=1.5,
+    target_host_sd_multiplier=1.25,
     module_offset_sd=0.80,
     module_gain_log_sd=0.40,
 )

@@ -198,6 +198,22 @@ def over_seeds(values: list[float]) -> tuple[float | None, float | None]:
     return mean, std
 
 
+def rank_overall(entries: list[LeaderboardEntry], variants: list[str] | None = None
+                 ) -> list[Ranked]:
+    """Models ordered best first on ``overall`` averaged over their entries (of
+    ``variants``, default all): the board's overall ranking. ``seeds`` counts the cohorts."""
+    groups: dict[tuple[str, str], list[float]] = {}
+    for e in entries:
+        if variants is not None and e.variant_name not in variants:
+            continue
+        value = e.scores.get("summary", {}).get("overall")
+        groups.setdefault((e.model_name, e.package_version), [])
+        if value is not None:
+            groups[(e.model_name, e.package_version)].append(value)
+    rows = [Ranked(m, v, *over_seeds(xs), len(xs)) for (m, v), xs in groups.items() if xs]
+    return sorted(rows, key=lambda r: (-(r.mean or 0.0), r.model))
+
+
 def rank(entries: list[LeaderboardEntry], variant: str, task: str, metric: str,
          higher_is_better: bool | None) -> list[Ranked]:
     """Models ordered best first on ``task.metric`` over their seeds of ``variant``."""

@@ -77,12 +77,17 @@ class LeaderboardEntry:
 
 
 def headline_scores(report: dict[str, Any]) -> dict[str, dict[str, float | None]]:
-    """The per-task summary scores an entry records (each task's declared headline)."""
+    """The per-task summary scores an entry records (each task's declared headline), and
+    the summary: the seed's composite, ``overall`` and each attempted category's
+    normalized score."""
     from icgbench.tasks import TASKS
 
     scores = {name: {m: report["tasks"][name]["metrics"].get(m) for m in task.headline}
               for name, task in TASKS.items() if name in report["tasks"]}
-    scores["summary"] = {"composite": report["summary"]["composite"]}
+    summary = report["summary"]
+    scores["summary"] = {"composite": summary["composite"], "overall": summary["overall"],
+                         **{f"normalized_{c}": v for c, v in summary["normalized"].items()
+                            if v is not None}}
     return scores
 
 

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 #: The order listings show; models not named here follow, by name.
 ORDER = ("random", "logistic_direct", "mbcnet_v0_1", "mbcnet_sign_constrained",
          "mbcnet_sign_constrained_augmented", "mbcnet_boosted", "correlation",
-         "panel_regression", "pc", "ges", "direct_lingam", "pcmci_plus", "oracle")
+         "panel_regression", "pc", "ges", "direct_lingam", "pcmci_plus", "ceiling", "oracle")
 
 #: The class attributes read without importing the model, with their base-class defaults.
 DECLARED = {"name": None, "aliases": (), "oracle": False, "requires": (), "extra": None}

@@ -17,6 +17,7 @@ scored. Submits structure_recovery only.
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import numpy as np
@@ -67,7 +68,7 @@ class PanelRegression(ReferenceModel):
         self.scores: dict[tuple[str, str], float] = {}
         for j, child in enumerate(STATES):
             rows = [np.column_stack([at[a][:, j], at[b][:, :j], kcc, kcc * dose[:, None]])
-                    for a, b in zip(months[:-1], months[1:], strict=True)]
+                    for a, b in itertools.pairwise(months)]
             y = np.concatenate([at[b][:, j] for b in months[1:]])
             r = partial_correlations(y, np.vstack(rows))
             for i, parent in enumerate(STATES[:j]):

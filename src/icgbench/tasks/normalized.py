@@ -23,6 +23,7 @@ import math
 
 from icgbench.tasks.base import Task, TaskResult, Truth
 from icgbench.vocabulary import CATEGORIES
+
 OVERALL_NOTE = ("overall = mean over the categories (risk, latent, intervention, transfer, "
                 "structure) of the normalized score clip((s - chance) / (ceiling - chance), "
                 "0, 1), averaged over each category's headline metrics; a category not "

@@ -1,0 +1,109 @@
+"""Sections of hand-written docs that are generated from the code, between markers.
+
+A page keeps its prose; a section that states the code's numbers is replaced, between
+``<!-- generated: NAME -->`` and ``<!-- end: NAME -->``, by ``make docs``, and a test
+fails when the committed page differs from what the code gives.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+from icgbench.generator import all_variants
+from icgbench.generator import family as fam
+from icgbench.tasks import TASKS
+from icgbench.vocabulary import CATEGORIES
+
+
+def _begin(name: str) -> str:
+    return f"<!-- generated: {name} (make docs) -->"
+
+
+def _end(name: str) -> str:
+    return f"<!-- end: {name} -->"
+
+
+def splice(text: str, name: str, block: str) -> str:
+    """``text`` with the section ``name`` replaced by ``block`` (a ValueError without the
+    markers)."""
+    pattern = re.compile(re.escape(_begin(name)) + r".*?" + re.escape(_end(name)), re.S)
+    if not pattern.search(text):
+        raise ValueError(f"no section {name!r} (markers {_begin(name)} ... {_end(name)})")
+    return pattern.sub(lambda _: f"{_begin(name)}\n{block.rstrip()}\n{_end(name)}", text)
+
+
+def family_markdown() -> str:
+    """The family of causal graphs: its groups, every candidate edge, the reversals."""
+    groups = {}
+    for c in fam.candidates():
+        groups.setdefault(c.group, []).append(c)
+    out = ["| group | candidates | driver choice weight | extra probability | weight |",
+           "| --- | --- | --- | --- | --- |"]
+    weight = {"skeleton": f"nominal x U{fam.SPREAD}",
+              "off_target": f"{fam.OFF_TARGET_WEIGHT} x U{fam.SPREAD}",
+              "crosstalk": f"the child's crosstalk scale x U{fam.SPREAD}",
+              "outcome": f"the prior's weight x log-uniform{fam.OUTCOME_SPREAD}, rescaled"}
+    for group, members in groups.items():
+        choice = fam.CHOICE_WEIGHT.get(group)
+        extra = fam.EXTRA.get(group)
+        out.append(f"| `{group}` | {len(members)} | {'-' if choice is None else choice} | "
+                   f"{'always' if extra is None else extra} | {weight[group]} |")
+    out += ["", "Crosstalk scale per child state: " + ", ".join(
+        f"`{s}` {v}" for s, v in fam.CROSSTALK_SCALE.items()) + ".", "",
+        "Every candidate edge, with its group, its nominal weight and its sign under the "
+        "structural prior:", "",
+        "| source | target | group | nominal weight | sign |", "| --- | --- | --- | --- | --- |"]
+    for c in fam.candidates():
+        out.append(f"| `{c.node}` | `{c.target}` | {c.group} | {c.nominal:g} | {c.sign:+d} |")
+    out += ["", "Sign reversals (a reversed state has every edge it sends negated):", "",
+            "| variant | reversed per cohort | drawn from |", "| --- | --- | --- |"]
+    for v in all_variants():
+        drawn = ", ".join(f"`{s}`" for s in v.flip_candidates) or "-"
+        out.append(f"| `{v.name}` | {v.n_flips} | {drawn} |")
+    out += ["", f"The public `prior_graph` of a cohort: every outcome edge; each skeleton edge "
+            f"dropped with probability {fam.PRIOR_MISSING}, a state -> state one listed "
+            f"reversed with {fam.PRIOR_REVERSED}; each off-target or crosstalk candidate "
+            f"listed with {fam.PRIOR_SPURIOUS}."]
+    return "\n".join(out)
+
+
+def categories_markdown() -> str:
+    """Per category: its task, the metrics its normalized score averages, their chance
+    levels and ceilings (from the task registry)."""
+    out = ["| category | task | headline metrics (normalized and averaged) | chance level | "
+           "ceiling |", "| --- | --- | --- | --- | --- |"]
+    by_category = {t.category: t for t in TASKS.values() if t.normalized}
+    for category in CATEGORIES:
+        task = by_category[category]
+        for part in task.normalized:
+            metric = task.metric(part.metric)
+            chance = part.floor_text or metric.baseline_text or (
+                f"{float(metric.random_baseline):g}"
+                if metric.random_baseline is not None and not callable(metric.random_baseline)
+                else "the random baseline")
+            ceiling = ("the score of the reachable risks (`reachable_risks`)"
+                       if task.reachable is not None else f"{metric.best:g} (perfect)")
+            out.append(f"| {category} | `{task.name}` | `{part.metric}` "
+                       f"({'higher' if metric.higher_is_better else 'lower'} is better) | "
+                       f"{chance} | {ceiling} |")
+    return "\n".join(out)
+
+
+#: Page -> (section name, generator) pairs.
+SECTIONS: dict[str, list[tuple[str, Callable[[], str]]]] = {
+    "docs/dgp.md": [("family", family_markdown)],
+    "docs/scoring.md": [("categories", categories_markdown)],
+}
+
+
+def regenerate(root: Path) -> dict[Path, str]:
+    """Each page with its generated sections as the code gives them now."""
+    pages = {}
+    for page, sections in SECTIONS.items():
+        text = (root / page).read_text(encoding="utf-8")
+        for name, make in sections:
+            text = splice(text, name, make())
+        pages[root / page] = text
+    return pages
