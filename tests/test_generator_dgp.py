@@ -241,10 +241,10 @@ def test_published_graph_is_the_structure_the_simulator_runs(name):
 def test_shipped_roots_are_what_brentq_solves_now() -> None:
     """solved_roots.json (read so generation need not import scipy.optimize) holds, for every
     cohort of the frozen open tiers at its variant's follow-up, the roots brentq finds now,
-    to brentq's own accuracy (xtol 1e-12 plus 4 ulp relative). Not bit for bit: numpy's vectorised exp and
-    log give last-bit differences between CPUs (AVX2 against AVX-512), which move a solved
-    root by an ulp or two. That is why the roots ship: the release reads these bits on
-    every CPU (`freeze --check` holds with numpy's AVX-512 paths on and off)."""
+    to brentq's own accuracy (xtol 1e-12 plus 4 ulp relative). Not bit for bit: numpy's
+    vectorised exp and log give last-bit differences between CPUs (AVX2 against AVX-512),
+    which move a solved root by an ulp or two. That is why the roots ship: the release reads
+    these bits on every CPU (`freeze --check` holds with numpy's AVX-512 paths on and off)."""
     from icgbench.generator.reference import frozen_cohorts, solve_roots, solved_roots
 
     fresh = {k: float.fromhex(v) for variant, seed in frozen_cohorts()
