@@ -1,4 +1,5 @@
-"""Rankings across cohorts on the baselines page, from a small constructed sweep."""
+"""Rankings across cohorts and tiers on the baselines page, from a constructed sweep of
+normalized scores (what score reports carry)."""
 
 from __future__ import annotations
 
@@ -11,50 +12,37 @@ import pytest
 from icgbench.bench.baselines_doc import markdown
 from icgbench.bench.normalize import rankings
 from icgbench.bench.sweep import TIMINGS, summarize
+from icgbench.vocabulary import CATEGORIES
 
-RANDOM = {"risk_prediction.auroc": 0.5, "risk_prediction.auprc": 0.2,
-          "latent_recovery.r2_mean": -1.0,
-          "intervention_conformity.responsive_dgp_conformity": 0.5,
-          "intervention_conformity.ate_mae": 0.1,
-          "cross_host_generalization.auroc_target": 0.5,
-          "structure_recovery.directed_f1": 0.1, "structure_recovery.orientation_score": 0.5}
-BEST = {"risk_prediction.auroc": 1.0, "risk_prediction.auprc": 1.0,
-        "latent_recovery.r2_mean": 1.0,
-        "intervention_conformity.responsive_dgp_conformity": 1.0,
-        "intervention_conformity.ate_mae": 0.0,
-        "cross_host_generalization.auroc_target": 1.0,
-        "structure_recovery.directed_f1": 1.0, "structure_recovery.orientation_score": 1.0}
-RISK_HALF = {"risk_prediction.auroc": 0.75, "risk_prediction.auprc": 0.6}  # normalized 0.5
-#: (model, oracle, metrics on cohort x, changes on cohort y); a missing metric: not attempted.
+def _scores(**categories: float) -> dict[str, float]:
+    """A report's normalized scores as a sweep row holds them; a category left out was not
+    attempted, and overall counts it 0."""
+    row = {f"summary.normalized_{c}": v for c, v in categories.items()}
+    row["summary.overall"] = sum(categories.values()) / len(CATEGORIES)
+    return row
+
+
+#: (model, oracle, scores on cohort x, scores on cohort y).
 MODELS = [
-    ("random", False, RANDOM, {}),
-    ("a", False, {**RISK_HALF, "latent_recovery.r2_mean": 0.5,
-                  "intervention_conformity.responsive_dgp_conformity": 0.75,
-                  "intervention_conformity.ate_mae": 0.05,
-                  "cross_host_generalization.auroc_target": 0.75}, {}),  # no structure
-    ("b", False, {**RISK_HALF, "latent_recovery.r2_mean": 0.25,
-                  "intervention_conformity.responsive_dgp_conformity": 1.0,
-                  "intervention_conformity.ate_mae": 0.0,
-                  "cross_host_generalization.auroc_target": 0.5,
-                  "structure_recovery.directed_f1": 0.55,
-                  "structure_recovery.orientation_score": 0.75}, {}),
-    ("c", False, {"risk_prediction.auroc": 1.0, "risk_prediction.auprc": 1.0,
-                  "cross_host_generalization.auroc_target": 1.0,
-                  "structure_recovery.directed_f1": 1.0,
-                  "structure_recovery.orientation_score": 1.0},
-     {"cross_host_generalization.auroc_target": 0.75}),  # no latent, no intervention
-    ("oracle", True, BEST, {}),
+    ("random", False, _scores(risk=0.0, latent=0.0, intervention=0.0, transfer=0.0,
+                              structure=0.0), None),
+    ("a", False, _scores(risk=0.5, latent=0.5, intervention=0.5, transfer=0.5), None),
+    ("b", False, _scores(risk=0.5, latent=0.25, intervention=1.0, transfer=0.0,
+                         structure=0.5), None),
+    ("c", False, _scores(risk=1.0, transfer=1.0, structure=1.0),
+     _scores(risk=1.0, transfer=0.5, structure=1.0)),  # no latent, no intervention
+    ("oracle", True, _scores(risk=1.0, latent=1.0, intervention=1.0, transfer=1.0,
+                             structure=1.0), None),
 ]
 
 
 @pytest.fixture
 def summary() -> pd.DataFrame:
     rows = []
-    for model, oracle, metrics, on_y in MODELS:
-        for cohort, changes in (("x", {}), ("y", on_y)):
+    for model, oracle, on_x, on_y in MODELS:
+        for cohort, scores in (("x", on_x), ("y", on_y or on_x)):
             rows.append({"model": model, "cohort": cohort, "seed": 0, "tier": "small",
-                         "oracle": oracle, **metrics, **changes,
-                         **dict.fromkeys(TIMINGS, 1.0)})
+                         "oracle": oracle, **scores, **dict.fromkeys(TIMINGS, 1.0)})
     return summarize(pd.DataFrame(rows))
 
 
@@ -68,7 +56,7 @@ def test_rankings_average_over_cohorts_share_tied_ranks_and_skip_unattempted(sum
         assert math.isnan(table.loc[model, category])
         assert pd.isna(table.loc[model, f"{category}_rank"])
     assert table.loc["random", "latent_rank"] == 3  # after a and b; c has no latent rank
-    assert table.loc["c", "overall"] == pytest.approx((0.6 + 0.5) / 2)
+    assert table.loc["c", "overall"] == pytest.approx((0.6 + 0.5) / 2)  # 0 for 2 categories
     assert list(table.overall_rank.iloc[:4]) == [1, 2, 3, 4]
     assert table.loc["oracle", "overall"] == 1.0
     assert pd.isna(table.loc["oracle", "overall_rank"])
@@ -91,5 +79,10 @@ def test_baselines_page_shows_the_ranking_table(summary, tmp_path):
     assert table[4] == ("| a | 0.500 (2=) | 0.500 (1) | 0.500 (2) | 0.500 (2) | - "
                         "| 0.400 (3) |")
     assert table[6].startswith("| oracle (reads the truth; not ranked) | 1.000 | ")
+    assert "## Difficulty tiers and headroom" in text
+    tiers = lines[lines.index("## Difficulty tiers and headroom"):]
+    row = next(line for line in tiers if line.startswith("| `x` |"))
+    assert row.startswith("| `x` | calibration (1.00, headroom 0.00, c) | standard (0.50, "
+                          "headroom 0.50, a) | calibration (1.00, headroom 0.00, b) |")
     assert "K* chosen on the calibration cohort by the lowest SHD" in text
     assert "**2 of 12 cells failed** and are left out of every table" in text

@@ -11,7 +11,8 @@ import pandas as pd
 import pytest
 
 from icgbench.bench.baselines_doc import markdown
-from icgbench.bench.normalize import difficulty, normalize, normalized_scores
+from icgbench.bench.normalize import difficulty
+from icgbench.tasks.normalized import normalize
 from icgbench.bench.sweep import grid, sweep
 from icgbench.cli import main
 
@@ -39,11 +40,14 @@ def test_sweep_writes_per_seed_and_summary(small_sweep):
         assert column in per_seed.columns
     assert (per_seed.total_seconds > 0).all()
     assert set(summary.columns) >= {"n_seeds", "summary.auroc_mean", "summary.auroc_std",
-                                    "normalized_composite", "total_seconds"}
+                                    "summary.overall_mean", "summary.normalized_risk_mean",
+                                    "total_seconds"}
     assert (out / "per_seed.csv").read_text() == per_seed.to_csv(index=False)
     assert json.loads((out / "sweep.json").read_text())["cells"] == 6
     rnd = summary[summary.model == "random"]
-    assert (rnd.normalized_composite == 0.0).all()
+    assert (rnd["summary.overall_mean"] < 0.1).all()  # chance is 0; noise clipped at 0
+    fitted = summary[summary.model == "logistic_direct"]
+    assert (fitted["summary.normalized_risk_mean"] > 0.5).all()
 
 
 def test_sweep_resumes_without_recomputing(small_sweep):
@@ -79,7 +83,7 @@ def test_a_sweep_of_random_alone_has_no_conformity_figure(small_sweep, tmp_path)
 def test_baselines_page_has_tables_and_tiers(small_sweep):
     out, _, summary, _ = small_sweep
     text = markdown(out)
-    assert "## `misspecified_signs`" in text and "## Difficulty tiers" in text
+    assert "## `misspecified_signs`" in text and "## Difficulty tiers and headroom" in text
     assert "synthetic" in text
     section = text[text.index("## `misspecified_signs`"):].splitlines()
     row = next(line for line in section if line.startswith("| logistic_direct"))
@@ -91,22 +95,13 @@ def test_baselines_page_has_tables_and_tiers(small_sweep):
 def test_normalize_and_difficulty():
     assert normalize(0.75, 0.5, 1.0) == 0.5
     assert normalize(0.4, 0.5, 1.0) == 0.0  # floored at zero
+    assert normalize(1.2, 0.5, 1.0) == 1.0  # capped at the ceiling
+    assert normalize(0.02, 0.08, 0.0) == pytest.approx(0.75)  # lower is better
     assert normalize(None, 0.5, 1.0) == 0.0  # not attempted
-    assert math.isnan(normalize(0.9, float("nan"), 1.0))  # no random reference
+    assert normalize(0.9, None, 1.0) is None and normalize(0.9, 1.0, 1.0) is None
+    assert math.isnan(float("nan")) and normalize(float("nan"), 0.5, 1.0) == 0.0
     assert [difficulty(x) for x in (0.9, 0.75, 0.6, 0.3, 0.1)] == [
         "calibration", "calibration", "standard", "advanced", "frontier"]
-
-
-def test_intervention_category_weighs_signs_and_effect_sizes():
-    """All signs right but half the random model's average-effect error scores 0.75, not 1."""
-    rows = [{"model": m, "cohort": "c",
-             "intervention_conformity.responsive_dgp_conformity": conf,
-             "intervention_conformity.ate_mae": mae}
-            for m, conf, mae in (("random", 0.3, 0.08), ("m", 1.0, 0.04), ("oracle", 1.0, 0.0))]
-    scores = normalized_scores(pd.DataFrame(rows))
-    assert scores.loc[("m", "c"), "normalized_intervention"] == pytest.approx(0.75)
-    assert scores.loc[("oracle", "c"), "normalized_intervention"] == 1.0
-    assert scores.loc[("random", "c"), "normalized_intervention"] == 0.0
 
 
 def test_bench_run_prints_one_json_document_with_timings(tmp_path, capsys):
