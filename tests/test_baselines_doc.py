@@ -14,6 +14,7 @@ from icgbench.bench.normalize import rankings
 from icgbench.bench.sweep import TIMINGS, summarize
 from icgbench.vocabulary import CATEGORIES
 
+
 def _scores(**categories: float) -> dict[str, float]:
     """A report's normalized scores as a sweep row holds them; a category left out was not
     attempted, and overall counts it 0."""

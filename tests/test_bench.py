@@ -12,9 +12,9 @@ import pytest
 
 from icgbench.bench.baselines_doc import markdown
 from icgbench.bench.normalize import difficulty
-from icgbench.tasks.normalized import normalize
 from icgbench.bench.sweep import grid, sweep
 from icgbench.cli import main
+from icgbench.tasks.normalized import normalize
 
 #: Two cohorts with the random and direct models, one with a bottleneck model (whose fit
 #: takes 2 s, where the others take milliseconds), and random on the calibration cohort

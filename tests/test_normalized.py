@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 from icgbench.bench.model_free import ModelFree
+from icgbench.data import tier_descriptor
 from icgbench.models import CohortData, get_model
 from icgbench.scorer import score
 from icgbench.scorer.truth import load_truth
-from icgbench.data import tier_descriptor
 from icgbench.tasks import TASKS
 from icgbench.tasks.intervention_conformity import (
     _true_effects,

@@ -108,7 +108,8 @@ def prior_graph(data: CohortData, donor: Donor | None = None) -> dict[str, Any]:
 @lru_cache(maxsize=1)
 def family_probabilities() -> dict[tuple[str, str], float]:
     """Each candidate edge's probability of being in a cohort's graph, estimated by
-    running the documented recipe (:mod:`icgbench.generator.family`) many times."""
+    running the documented recipe (:mod:`icgbench.generator.family`) many times (for a
+    cohort without reversals: which states a cohort reverses is not public)."""
     family = candidates()
     rng = np.random.default_rng(np.random.SeedSequence(20261125))
     counts = np.zeros(len(family))

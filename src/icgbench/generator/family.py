@@ -13,7 +13,8 @@ every edge it could plausibly have: a KCC acting on any exposure-driven state
 (``crosstalk``). A cohort's graph holds:
 
 1. **A driver for every state** (except immune_clearance, which relaxes to the host's
-   varying surveillance): one of its candidate parents that raise it, chosen with
+   varying surveillance): one of its candidate parents that raise it (in this cohort,
+   reversals included), chosen with
    probability proportional to its group's ``CHOICE_WEIGHT``, so that no state is constant
    or pinned at zero across subjects.
 2. **Extra edges**: every other candidate, present with its group's ``EXTRA`` probability.
@@ -27,9 +28,9 @@ cohort's latent risk has a fixed spread (:func:`.reference.cohort_mechanism`). S
 coherent with the structural prior: a crosstalk edge from state ``p`` to ``c`` has the
 sign ``prior_sign(p) x prior_sign(c)`` (a risk-raising state raises other risk-raising
 states), as every skeleton edge does, so on a well-specified variant every path from a
-state to the event carries the prior's sign of that state. A candidate whose coherent sign
-would lower an accumulating state is not in the family (a negative monthly increment pins
-it at zero).
+state to the event carries the prior's sign of that state. No edge may lower an
+accumulating state (a negative monthly increment pins it at zero): such a candidate is not
+in the family, or, where a reversal makes it negative, not drawn in that cohort.
 
 On a misspecified variant the cohort draws *which* states the DGP reverses relative to the
 structural prior: ``variant.n_flips`` of ``variant.flip_candidates``, uniformly. A reversed
@@ -248,16 +249,30 @@ def _choose(options: list[int], family: tuple[Candidate, ...], u: float) -> int:
     return options[min(int(np.searchsorted(cumulative, u, side="right")), len(options) - 1)]
 
 
-def present_candidates(family: tuple[Candidate, ...], rng: np.random.Generator) -> set[int]:
-    """Which candidates a draw holds (steps 1-3 of the module's recipe); a fixed number of
-    draws whatever is chosen."""
+def cohort_sign(c: Candidate, flips: tuple[str, ...]) -> int:
+    """The candidate's sign in a cohort that reverses the states ``flips``: every edge a
+    reversed state sends is negated."""
+    return -c.sign if c.kind != "kcc_state" and c.source in flips else c.sign
+
+
+def eligible(c: Candidate, flips: tuple[str, ...]) -> bool:
+    """Whether the candidate may be drawn: not if it would lower an accumulating state."""
+    return not (c.kind == "state_state" and c.target in ACCUMULATING
+                and cohort_sign(c, flips) < 0)
+
+
+def present_candidates(family: tuple[Candidate, ...], rng: np.random.Generator,
+                       flips: tuple[str, ...] = ()) -> set[int]:
+    """Which candidates a draw holds (steps 1-3 of the module's recipe), in a cohort that
+    reverses ``flips``; a fixed number of draws whatever is chosen."""
     choice = rng.random(len(STATES))
     extra = rng.random(len(family))
-    present = {i for i, c in enumerate(family)
-               if c.group == "outcome" or extra[i] < EXTRA[c.group]}
+    present = {i for i, c in enumerate(family) if eligible(c, flips) and (
+        c.group == "outcome" or extra[i] < EXTRA[c.group])}
     for j, state in enumerate(STATES):
         if state != UNDRIVEN:
-            raising = [i for i, c in enumerate(family) if c.target == state and c.sign > 0]
+            raising = [i for i, c in enumerate(family)
+                       if c.target == state and cohort_sign(c, flips) > 0]
             present.add(_choose(raising, family, choice[j]))
     return present
 
@@ -270,9 +285,9 @@ def draw_mechanism(variant: Variant, seed: Seed) -> Mechanism:
     """
     family = candidates()
     rng = stream(variant.variant_hash, seed, "cohort", "mechanism")
-    present = present_candidates(family, rng)
-    magnitude = rng.random(len(family))
     flips = _draw_flips(variant, rng)
+    present = present_candidates(family, rng, flips)
+    magnitude = rng.random(len(family))
     kcc: dict[str, list[tuple[str, float]]] = {}
     routes: dict[str, float] = {}
     parents: dict[str, list[tuple[str, float]]] = {}
@@ -280,7 +295,7 @@ def draw_mechanism(variant: Variant, seed: Seed) -> Mechanism:
     for i in sorted(present):
         c = family[i]
         w = _published(c.nominal * _factor(c.group, magnitude[i]))
-        sign = -c.sign if c.source in flips else c.sign
+        sign = cohort_sign(c, flips)
         if c.kind == "kcc_state":
             route = HOST_ROUTES.get((c.source, c.target))
             if route is None:
