@@ -134,11 +134,40 @@ def test_show_ranks_each_task_by_its_headline_and_shows_language_and_notes(capsy
 
 
 def test_show_ranks_by_a_chosen_metric_in_its_direction(capsys):
-    lines = _shown(capsys, "--metric", "transfer_gap")
+    lines = _shown(capsys, "--metric", "ece")
     (title,) = [line for line in lines if " / " in line]
-    assert title == "linear_lowhet / cross_host_generalization: transfer_gap (lower is better)"
+    assert title == "linear_lowhet / risk_prediction: ece (lower is better)"
     values = [float(r.split()[3]) for r in _section(lines, title)]
     assert values == sorted(values)
+
+
+def test_a_transfer_gap_is_listed_never_ranked(capsys):
+    """A model with no skill has no gap: random's gap is about 0, below every model that
+    learned something. The gap metrics are descriptive, so ``show --metric transfer_gap``
+    lists them without ranks, and the task ranks by auroc_target, where random is last."""
+    lines = _shown(capsys, "--metric", "transfer_gap")
+    (title,) = [line for line in lines if " / " in line]
+    assert title == ("linear_lowhet / cross_host_generalization: transfer_gap (descriptive, "
+                     "not ranked)")
+    rows = _section(lines, title)
+    assert rows and all(r.split()[0] == "-." for r in rows)
+    assert [r.split()[1] for r in rows] == sorted(r.split()[1] for r in rows)  # by name
+
+
+def test_random_cannot_top_the_transfer_ranking_with_the_smallest_gap():
+    from icgbench.leaderboard.page import _rows
+
+    def transfer(model: str, source: float, target: float) -> LeaderboardEntry:
+        doc = copy.deepcopy(EXAMPLE)
+        doc.update(model_name=model, seed=0, scores={"cross_host_generalization": {
+            "auroc_source": source, "auroc_target": target, "transfer_gap": source - target,
+            "excess_transfer_gap": 0.0}},
+            submission_path=f"submissions/{model}/0.1.0/linear_lowhet__seed0.json.gz")
+        return LeaderboardEntry.from_dict(doc)
+
+    entries = [transfer("random", 0.49, 0.51), transfer("fitted", 0.80, 0.74)]
+    rows = _rows(entries, [], "linear_lowhet", "cross_host_generalization")
+    assert [r["model"] for r in rows] == ["fitted", "random"]
 
 
 def test_show_refuses_an_unknown_metric(capsys):

@@ -28,24 +28,25 @@ def test_bench_list_text_and_json(capsys):
     assert all(set(r) == {"name", "variant_hash", "description"} for r in rows)
 
 
-def test_bench_info_json_has_all_fields_and_flipped_signs(capsys):
+def test_bench_info_json_has_all_fields_and_the_reversal_candidates(capsys):
     assert main(["bench", "info", "misspecified_signs_v2", "--json"]) == 0
     info = json.loads(capsys.readouterr().out)
     assert info["variant_hash"] == next(
         v.variant_hash for v in all_variants() if v.name == "misspecified_signs_v2"
     )
-    assert info["flipped_signs"] == [
-        {"state": "epigenetic_age", "prior_sign": 1, "dgp_sign": -1},
-        {"state": "immune_clearance", "prior_sign": -1, "dgp_sign": 1},
-    ]
+    assert info["sign_reversals"]["count"] == 2
+    assert {"state": "immune_clearance", "prior_sign": -1} in info["sign_reversals"][
+        "candidates"]
     assert main(["bench", "info", "linear_lowhet", "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["flipped_signs"] == []
+    assert json.loads(capsys.readouterr().out)["sign_reversals"] == {"count": 0,
+                                                                     "candidates": []}
 
 
-def test_bench_info_text_names_flipped_signs(capsys):
+def test_bench_info_text_names_the_candidates_not_a_cohorts_draw(capsys):
     assert main(["bench", "info", "misspecified_signs"]) == 0
     out = capsys.readouterr().out
-    assert "epigenetic_age: +1 -> -1" in out
+    assert "each cohort reverses 1 of DNA_adducts (prior +1), immune_clearance (prior -1)" in out
+    assert "->" not in out
 
 
 def test_unknown_variant_is_exit_2_with_names():

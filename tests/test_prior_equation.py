@@ -11,8 +11,10 @@ from sklearn.metrics import roc_auc_score
 from icgbench.data import load_table
 from icgbench.generator import get_variant, variant_names
 from icgbench.generator.mechanism import PUBLISHED_DECIMALS
+from icgbench.generator.mechanism import PRIOR_SIGNS, PRIOR_WEIGHTS
 from icgbench.generator.reference import (
     _reference_end_states,
+    cohort_mechanism,
     exact_mean,
     exact_sd,
     prior_equation,
@@ -23,22 +25,28 @@ from icgbench.vocabulary import OUTCOME_NODE, STATES
 
 
 @pytest.mark.parametrize("variant", variant_names())
-def test_prior_sign_equals_the_dgp_sign_except_on_the_flipped_states(variant):
+def test_prior_sign_equals_the_dgp_sign_except_on_the_reversed_states(variant):
+    """The prior is the family's nominal view: its signs are the DGP's except where the
+    cohort reverses a state (truth only), its weights the nominal ones, never the cohort's
+    drawn weights."""
     prior = load_table(variant, "structural_prior").set_index("state")
     graph = load_table(variant, "graph", role="truth")
     outcome = graph[graph.target == OUTCOME_NODE].set_index("source")
     disagree = {s for s in STATES if prior.loc[s, "prior_sign"] != outcome.loc[s, "sign"]}
-    assert disagree == set(get_variant(variant).flipped_signs)
-    np.testing.assert_allclose(prior.loc[list(STATES), "prior_weight"],
-                               outcome.loc[list(STATES), "weight"], rtol=0, atol=1e-6)
+    assert disagree == set(cohort_mechanism(get_variant(variant), 0).flipped)
+    assert list(prior.loc[list(STATES), "prior_sign"]) == [PRIOR_SIGNS[s] for s in STATES]
+    assert list(prior.loc[list(STATES), "prior_weight"]) == [PRIOR_WEIGHTS[s] for s in STATES]
+    assert not np.allclose(prior.loc[list(STATES), "prior_weight"],
+                           outcome.loc[list(STATES), "weight"], rtol=0.05)
 
 
 @pytest.mark.parametrize("variant", ["linear_lowhet", "misspecified_signs"])
 def test_the_published_equation_is_the_generators(variant):
     published = CohortData.load(variant).prior_equation()
     v = get_variant(variant)
-    made = prior_equation(v, v.months)
-    scale = reference_scale(v, v.months)
+    mechanism = cohort_mechanism(v, 0)
+    made = prior_equation(v, mechanism, v.months)
+    scale = reference_scale(v, mechanism, v.months)
     assert published.intercept == made.intercept == round(scale.intercept, PUBLISHED_DECIMALS)
     assert published.hazard_scale == made.hazard_scale > 0
     assert published.months == v.months
@@ -58,7 +66,7 @@ def test_the_equation_ranks_train_subjects_only_where_the_prior_is_right():
         return roc_auc_score(data.train_outcomes.event, risk)
 
     right, wrong = auroc("linear_lowhet"), auroc("misspecified_signs_v2")
-    assert right > 0.7
+    assert right > 0.65
     assert wrong < right - 0.05
 
 
@@ -69,7 +77,9 @@ def test_the_published_equation_is_at_published_precision_and_hits_the_prevalenc
         values = table[column].to_numpy()
         np.testing.assert_array_equal(values, np.round(values, PUBLISHED_DECIMALS))
     v = get_variant(variant)
-    risk = prior_equation(v, v.months).risk(_reference_end_states(v, v.months).T)
+    mechanism = cohort_mechanism(v, 0)
+    risk = prior_equation(v, mechanism, v.months).risk(
+        _reference_end_states(v, mechanism, v.months).T)
     assert math.fsum(risk) / len(risk) == pytest.approx(v.target_prevalence, abs=1e-5)
 
 

@@ -182,7 +182,16 @@ for (i in seq(1, length(args), by = 2)) {
       cat(variant, task, "detail:best_k_in_sample", num(result$details$best_k_in_sample), "\\n")
     }
   }
-  for (m in names(score$summary)) cat(variant, "summary", m, num(score$summary[[m]]), "\\n")
+  for (m in names(score$summary)) {
+    if (m == "normalized") {
+      for (c in names(score$summary$normalized)) {
+        cat(variant, "summary", paste0("normalized:", c), num(score$summary$normalized[[c]]),
+            "\\n")
+      }
+    } else {
+      cat(variant, "summary", m, num(score$summary[[m]]), "\\n")
+    }
+  }
 }
 """
 
@@ -196,7 +205,9 @@ def _python_values(report: dict) -> dict[tuple[str, str], float | None]:
         if task == "structure_recovery":
             values[(task, "detail:best_k_in_sample")] = result["details"]["best_k_in_sample"]
     values.update({("summary", m): v for m, v in report["summary"].items()
-                   if m != "composite_note"})
+                   if not m.endswith("_note") and m != "normalized"})
+    values.update({("summary", f"normalized:{c}"): v
+                   for c, v in report["summary"]["normalized"].items()})
     return values
 
 

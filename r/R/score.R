@@ -237,7 +237,96 @@ grade_blocks <- function(blocks, truth, structure_k = NULL,
   results
 }
 
-summary_of <- function(results) {
+CATEGORIES <- c(risk_prediction = "risk", latent_recovery = "latent",
+                intervention_conformity = "intervention",
+                cross_host_generalization = "transfer", structure_recovery = "structure")
+CATEGORY_ORDER <- c("risk", "latent", "intervention", "transfer", "structure")
+
+# The best answer that knows only the prior's directions: one change c signed by them
+along_prior <- function(truth) {
+  effects <- true_effects(truth)
+  lapply(names(effects), function(n) list(d = truth$prior_direction[[n]], e = effects[[n]]))
+}
+
+prior_constant_pehe <- function(truth) {
+  pairs <- along_prior(truth)
+  c <- mean(unlist(lapply(pairs, function(p) p$d * p$e)))
+  sqrt(mean(unlist(lapply(pairs, function(p) (c * p$d - p$e)^2))))
+}
+
+prior_constant_ate_mae <- function(truth) {
+  pairs <- along_prior(truth)
+  t <- vapply(pairs, function(p) mean(p$e), 0)
+  d <- vapply(pairs, function(p) p$d, 0)
+  c <- stats::median(d * t)
+  mean(abs(c * d - t))
+}
+
+prior_conformity_chance <- function(truth, baseline) {
+  names <- icg_interventions()
+  share <- sum(vapply(names, function(n) truth$dgp_direction[[n]] == truth$prior_direction[[n]],
+                      TRUE)) / length(names)
+  max(share, baseline)
+}
+
+# chance level and ceiling of every part of a task's category score
+category_parts <- function(task, result, truth) {
+  b <- result$random_baseline
+  m <- result$metrics
+  reach <- truth$reachable_risk
+  switch(task,
+    risk_prediction = {
+      top <- score_risk(list(risk_prediction = list(proba = reach$test)), truth)$metrics
+      list(auroc = c(b$auroc, top$auroc), auprc = c(b$auprc, top$auprc))
+    },
+    latent_recovery = list(r2_mean = c(0, 1)),
+    intervention_conformity = {
+      top <- score_intervention(list(intervention_conformity = list(
+        proba = reach$test, interventions = truth$reachable_counterfactual)), truth)$metrics
+      list(responsive_dgp_conformity = c(
+             prior_conformity_chance(truth, b$responsive_dgp_conformity),
+             top$responsive_dgp_conformity),
+           pehe = c(prior_constant_pehe(truth), top$pehe),
+           ate_mae = c(prior_constant_ate_mae(truth), top$ate_mae))
+    },
+    cross_host_generalization = {
+      top <- score_cross_host(list(risk_prediction = list(proba = reach$test),
+                                   cross_host_generalization = list(proba = reach$target_test)),
+                              truth)$metrics
+      list(auroc_target = c(0.5, top$auroc_target))
+    },
+    structure_recovery = {
+      n <- length(truth$nodes)
+      e <- nrow(truth$edges)
+      k <- m$k
+      random_f1 <- if (is.null(k) || is.na(k) || e == 0) NA_real_ else
+        2 * k * e / (n * (n - 1) * (k + e))
+      list(directed_f1 = c(random_f1, 1), edge_auprc = c(b$edge_auprc, 1))
+    })
+}
+
+normalize <- function(score, floor, ceiling) {
+  if (is.null(floor) || is.null(ceiling) || !is.finite(floor) || !is.finite(ceiling) ||
+      ceiling == floor) return(NA_real_)
+  if (is.null(score) || !is.finite(score)) return(0)
+  min(1, max(0, (score - floor) / (ceiling - floor)))
+}
+
+normalized_of <- function(results, truth) {
+  scores <- stats::setNames(as.list(rep(NA_real_, length(CATEGORY_ORDER))), CATEGORY_ORDER)
+  for (task in names(results)) {
+    parts <- category_parts(task, results[[task]], truth)
+    values <- vapply(names(parts), function(p) {
+      normalize(results[[task]]$metrics[[p]], parts[[p]][1], parts[[p]][2])
+    }, 0)
+    values <- values[!is.na(values)]
+    scores[[CATEGORIES[[task]]]] <- if (length(values)) dsum(values) / length(values) else
+      NA_real_
+  }
+  scores
+}
+
+summary_of <- function(results, truth) {
   get <- function(task, metric) {
     value <- results[[task]]$metrics[[metric]]
     if (is.null(value)) NA_real_ else value
@@ -247,11 +336,15 @@ summary_of <- function(results) {
   conformity <- get("intervention_conformity", "responsive_dgp_conformity")
   parts <- c(auroc, r2_mean, conformity)
   parts <- parts[is.finite(parts)]
+  normalized <- normalized_of(results, truth)
   list(auroc = auroc, r2_mean = r2_mean, conformity = conformity,
        auroc_target = get("cross_host_generalization", "auroc_target"),
        transfer_gap = get("cross_host_generalization", "transfer_gap"),
        composite = if (length(parts)) mean_parts(parts) else NA_real_,
-       prior_conformity_tolerant = get("intervention_conformity", "prior_conformity_tolerant"))
+       prior_conformity_tolerant = get("intervention_conformity", "prior_conformity_tolerant"),
+       normalized = normalized,
+       overall = dsum(vapply(normalized, function(v) if (is.na(v)) 0 else v, 0)) /
+         length(CATEGORY_ORDER))
 }
 
 #' Grade a submission against a cohort's truth
@@ -273,7 +366,9 @@ summary_of <- function(results) {
 #'   change must reach to count as responsive.
 #' @return A list: `tasks` (task -> `metrics`, `details`, `random_baseline`)
 #'   and `summary` (the score report's headline numbers; `composite` is not
-#'   the canonical metric).
+#'   the canonical metric; `normalized`, each category's score from 0, what an
+#'   answer without a model gets, to 1, the reachable ceiling, and `overall`,
+#'   their mean with a category not attempted counting 0).
 #' @examples
 #' root <- Sys.getenv("ICGBENCH_ROOT")
 #' if (nzchar(root)) {
@@ -315,5 +410,5 @@ icg_score <- function(submission, truth, structure_k = NULL,
   results <- grade_blocks(blocks, truth, structure_k, responsive_threshold)
   baselines <- icg_baselines(truth, names(results))
   for (task in names(results)) results[[task]]$random_baseline <- baselines[[task]]
-  list(tasks = results, summary = summary_of(results))
+  list(tasks = results, summary = summary_of(results, truth))
 }

@@ -24,8 +24,8 @@
 icg_truth <- function(release, variant, seed = NULL) {
   check_release(release)
   seed <- cohort_seed(release, variant, seed)
-  needed <- c("test_outcomes", "test_states", "counterfactual_risks", "intervention_effects",
-              "graph", "nodes")
+  needed <- c("test_outcomes", "test_states", "counterfactual_risks", "reachable_risks",
+              "intervention_effects", "graph", "nodes")
   tables <- lapply(needed, function(t) icg_read_table(release, t, variant, seed, truth = TRUE))
   truth <- icg_truth_from_tables(stats::setNames(tables, needed))
   truth$cohort <- list(tier = release$tier, variant = variant, seed = seed,
@@ -68,6 +68,16 @@ icg_truth_from_tables <- function(tables) {
     risks <- grep("^risk__", names(tables$counterfactual_risks), value = TRUE)
     truth$counterfactual <- stats::setNames(
       lapply(risks, function(c) as.double(column("counterfactual_risks", c))[test]),
+      sub("^risk__", "", risks))
+  }
+  if (!is.null(tables$reachable_risks)) {
+    reach_split <- as.character(column("reachable_risks", "split"))
+    risk <- as.double(column("reachable_risks", "risk"))
+    truth$reachable_risk <- list(test = risk[reach_split == "test"],
+                                 target_test = risk[reach_split == "target_test"])
+    risks <- grep("^risk__", names(tables$reachable_risks), value = TRUE)
+    truth$reachable_counterfactual <- stats::setNames(
+      lapply(risks, function(c) as.double(column("reachable_risks", c))[reach_split == "test"]),
       sub("^risk__", "", risks))
   }
   if (!is.null(tables$intervention_effects)) {

@@ -4,4 +4,4 @@ The data are synthetic by construction; nothing here is a carcinogenicity classi
 or a prediction about real people.
 """
 
-__version__ = "0.3.0"
+__version__ = "0.4.0"

@@ -184,3 +184,27 @@ class ModelFree(ReferenceModel):
 
     def predict(self, data: CohortData) -> dict[str, Any]:
         return self.answer(data, self.donor)
+
+
+def scores(cohorts: list[tuple[str, int]], tier: str, root=None,
+           answers: list[str] | None = None) -> list[dict[str, Any]]:
+    """Each answer's scores on each cohort: rows of (answer, cohort, seed, normalized score
+    per category, overall, directed F1 at the answer's own best K). ``copied_truth`` copies
+    the truth of the next cohort in ``cohorts`` (the last copies the first)."""
+    from icgbench.scorer import score
+    from icgbench.vocabulary import CATEGORIES
+
+    rows = []
+    for i, (variant, seed) in enumerate(cohorts):
+        data = CohortData.load(variant, seed, tier, root)
+        donor = Donor(*cohorts[(i + 1) % len(cohorts)])
+        for answer in answers or list(ANSWERS):
+            report = score(ModelFree(answer, donor).submission(data), root=root)
+            structure = report.document["tasks"].get("structure_recovery")
+            rows.append({"answer": answer, "cohort": variant, "seed": seed,
+                         **{f"normalized_{c}": report.summary["normalized"][c]
+                            for c in CATEGORIES},
+                         "overall": report.summary["overall"],
+                         "directed_f1": structure["metrics"]["directed_f1"] if structure
+                         else None})
+    return rows

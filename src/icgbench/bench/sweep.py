@@ -163,12 +163,18 @@ def _finish(cell: Cell, outdir: Path, row: dict[str, Any]) -> dict[str, Any]:
 
 def _run_cell(cell: Cell, outdir: str, root: str | None, structure_k: int | None,
               calibrated: bool, by: str) -> dict[str, Any] | Failure:
-    """Fit, submit and score one cell; any exception becomes its recorded Failure."""
+    """Fit, submit and score one cell; any exception becomes its recorded Failure.
+
+    A cell runs on one thread: the sweep's parallelism is its workers, and a library's own
+    thread pool (OpenMP in gradient boosting) on top of them spins two threads per core."""
+    from threadpoolctl import threadpool_limits
+
     try:
         folder = cell.folder(Path(outdir))
-        result = run_experiment(cell.model, cell.cohort, cell.seed, cell.tier, folder,
-                                Path(root) if root else None, compress=True,
-                                structure_k=structure_k)
+        with threadpool_limits(1):
+            result = run_experiment(cell.model, cell.cohort, cell.seed, cell.tier, folder,
+                                    Path(root) if root else None, compress=True,
+                                    structure_k=structure_k)
         row = {"model": cell.model, "cohort": cell.cohort, "seed": cell.seed,
                "tier": cell.tier,
                "oracle": bool(result.report.document["model"].get("oracle", False)),

@@ -28,15 +28,18 @@ from icgbench import untrusted
 from icgbench.atomic import ensure_writable_dir, write_bytes, write_text
 from icgbench.errors import InvalidInputError, UserError
 from icgbench.generator import get_variant
-from icgbench.leaderboard.board import no_symlink_below, over_seeds, rank
+from icgbench.leaderboard.board import no_symlink_below, over_seeds, rank, rank_overall
 from icgbench.leaderboard.entry import SCHEMA_VERSION, LeaderboardEntry, headline_scores
 from icgbench.leaderboard.files import SEALED_BOARD, board_folder
 from icgbench.leaderboard.store import JSON_NAME, load_board
 from icgbench.release.tiers import SEALED_NAME
 from icgbench.scorer.parse import DEFAULT_MAX_BYTES
 from icgbench.tasks import TASKS
+from icgbench.vocabulary import CATEGORIES
 
-REFERENCE_MODELS = ("random", "oracle")
+REFERENCE_MODELS = ("random", "ceiling", "oracle")
+#: The models that read the truth, scored at render time on every cohort of the board.
+TRUTH_READERS = ("ceiling", "oracle")
 FIGURE_ALT = {
     "scores_by_variant.png": "Task scores by variant and model",
     "auroc_vs_r2.png": "AUROC against mean R^2: prediction without mechanism",
@@ -59,7 +62,8 @@ class Page:
 
 
 def oracle_entries(entries: list[LeaderboardEntry]) -> list[LeaderboardEntry]:
-    """The oracle scored on every cohort the board holds (empty without the release)."""
+    """The ceiling and the oracle scored on every cohort the board holds (empty without
+    the release)."""
     from icgbench.models import CohortData, get_model
     from icgbench.scorer import score
 
@@ -71,20 +75,23 @@ def oracle_entries(entries: list[LeaderboardEntry]) -> list[LeaderboardEntry]:
         for tier in ("full", "small"):
             try:
                 data = CohortData.load(variant, seed, tier)
-                model = get_model("oracle")
-                model.fit(data)
-                report = score(model.submission(data)).document
+                reports = []
+                for name in TRUTH_READERS:
+                    model = get_model(name)
+                    model.fit(data)
+                    reports.append(score(model.submission(data)).document)
             except UserError:
                 continue
-            if report["release_fingerprint"] not in wanted:
+            if reports[0]["release_fingerprint"] not in wanted:
                 continue
-            out.append(LeaderboardEntry(
+            out += [LeaderboardEntry(
                 schema_version=SCHEMA_VERSION, submitted_at="", tier=tier,
-                variant_name=variant, variant_hash=report["variant_hash"], model_name="oracle",
+                variant_name=variant, variant_hash=report["variant_hash"],
+                model_name=report["model"]["name"],
                 package_version=report["model"]["version"], scores=headline_scores(report),
                 notes="reads the truth", seed=seed, data_version=report["data_version"],
                 release_fingerprint=report["release_fingerprint"], submission_path="",
-                submission_sha256=""))
+                submission_sha256="") for report in reports]
             break
     return out
 
@@ -130,6 +137,30 @@ def _rows(entries: list[LeaderboardEntry], oracle: list[LeaderboardEntry], varia
                            "entry": f"{e.model_name}|{e.package_version}|{variant}|{e.seed}"}
                           for e in sorted(mine, key=lambda e: e.seed) if e.submission_path],
             })
+    return rows
+
+
+def overall_rows(entries: list[LeaderboardEntry], references: list[LeaderboardEntry]
+                 ) -> list[dict[str, Any]]:
+    """The overall ranking: per model, ``overall`` and each category's normalized score
+    averaged over its entries (every cohort of the board), best first; the models that
+    read the truth follow as reference lines, unranked."""
+    rows = []
+    for reference, pool in ((False, entries), (True, references)):
+        for place, r in enumerate(rank_overall(pool), start=1):
+            mine = [e for e in pool if (e.model_name, e.package_version) ==
+                    (r.model, r.package_version)]
+            cells = []
+            for name in ("overall", *(f"normalized_{c}" for c in CATEGORIES)):
+                values = [v for e in mine
+                          if (v := e.scores.get("summary", {}).get(name)) is not None]
+                mean, std = over_seeds(values)
+                cells.append({"text": _fmt(mean), "std": None if not std else _fmt(std),
+                              "sort": "" if mean is None else repr(mean)})
+            rows.append({"rank": "" if reference or r.model in REFERENCE_MODELS else place,
+                         "model": r.model, "version": r.package_version, "cells": cells,
+                         "cohorts": len(mine),
+                         "reference": reference or r.model in REFERENCE_MODELS})
     return rows
 
 
@@ -210,6 +241,7 @@ def build_page(folder: Path, figures: Path | None, with_oracle: bool = True) -> 
     html = template.render(
         css=Markup(css), js=Markup(js), csp=Markup(content_security_policy(css, js)),
         entries=entries, variants=_sections(entries, oracle), figures=images,
+        overall=overall_rows(entries, oracle), categories=CATEGORIES,
         sealed=_sections(sealed, []), sealed_versions=sorted({e.data_version for e in sealed}),
         models=sorted({e.model_name for e in entries}),
         data_versions=sorted({e.data_version for e in entries}))

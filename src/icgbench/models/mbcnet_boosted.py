@@ -1,9 +1,10 @@
 """mbcnet_boosted: what a competent practitioner builds without tuning.
 
 The bottleneck with a gradient-boosted stage 1 and a mechanism layer. Stage 1 is one
-scikit-learn ``HistGradientBoostingRegressor`` per state (library defaults but 100
-iterations; missing values handled natively, no imputation), its stage-2 training rows
-predicted out of fold (3-fold cross-fitting). Stage 2 is an L2 logistic regression (C = 1)
+scikit-learn ``HistGradientBoostingRegressor`` per state (50 iterations at learning rate 0.2
+on 63 bins instead of the defaults' 100 at 0.1 on 255: a fifth of the time for 0.01 less
+R^2 on the cohorts tried; missing values handled natively, no imputation), its stage-2
+training rows predicted out of fold (3-fold cross-fitting). Stage 2 is an L2 logistic regression (C = 1)
 on the predicted states. An intervention moves the states after the intervened one through
 the mechanism layer (:mod:`.propagation`), a linear regression of each state on the states
 before it fitted on the train split's public states, so the mediated part of an effect
@@ -22,7 +23,9 @@ from icgbench.models.base import CohortData
 from icgbench.models.bottleneck import BottleneckModel, Stage1, Stage2
 from icgbench.models.propagation import StateMechanism
 
-ITERATIONS = 100
+ITERATIONS = 50
+LEARNING_RATE = 0.2
+BINS = 63
 FOLDS = 3
 C = 1.0
 
@@ -31,7 +34,8 @@ class BoostedStage1(Stage1):
     """One gradient-boosted regressor per state; out-of-fold predictions for stage 2."""
 
     def _regressor(self) -> HistGradientBoostingRegressor:
-        return HistGradientBoostingRegressor(max_iter=ITERATIONS, early_stopping=False,
+        return HistGradientBoostingRegressor(max_iter=ITERATIONS, learning_rate=LEARNING_RATE,
+                                             max_bins=BINS, early_stopping=False,
                                              random_state=self.seed)
 
     def fit(self, x: pd.DataFrame, z: np.ndarray, seed: int) -> np.ndarray:

@@ -1,10 +1,18 @@
 """cross_host_generalization: discrimination on target-domain hosts, without refitting.
 
-The task contract forbids refitting or adapting the model on target-domain data: the
-``cross_host_generalization`` block must come from the same fitted model as
-``risk_prediction`` (which this task therefore requires), applied to the target-test
-subjects. The scorer cannot see how predictions were made; the contract is stated in
-docs/tasks.md and reviewed on every leaderboard pull request.
+**The transfer rule** (the one statement of it; docs/dgp.md describes the shift and points
+here): the ``cross_host_generalization`` block must come from the same fitted model as
+``risk_prediction`` (which this task therefore requires), applied unchanged to the
+target-test subjects. Nothing may be fitted, refitted, recalibrated or standardised on
+target-domain data, labelled or not: no per-site standardisation of the omics, assays or
+proxies, no importance weighting by target covariates, no test-time adaptation. Statistics
+of the source (train) split are the only ones a model may carry. The scorer cannot see how
+predictions were made; the rule is reviewed on every leaderboard pull request.
+
+``transfer_gap`` and ``excess_transfer_gap`` are descriptive, not scores: a model with no
+skill has no gap, so ranking by the smallest gap would put ``random`` first. The task ranks
+by ``auroc_target``, and its category score normalizes it between chance (0.5) and the
+reachable risk's target AUROC.
 """
 
 from __future__ import annotations

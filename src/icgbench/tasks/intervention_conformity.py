@@ -5,7 +5,13 @@ subjects is compared with the structural prior's direction and with the DGP's tr
 direction; ``responsive_dgp_conformity`` also requires ``|delta| >= responsive_threshold``,
 which closes the loophole of a sign constraint that drives a coefficient to zero. Because
 the truth holds every subject's counterfactual risk, the individual effects are graded too
-(PEHE) and each average effect's error.
+(PEHE) and each average effect's error (``ate_mae``).
+
+The category's score combines all three, each normalized between what the public prior
+gives and what the subjects' states can give at best (docs/scoring.md): sign conformity
+above the share of interventions whose true direction is the prior's, and the effect sizes
+above the best constant change signed by the prior's directions. Following the prior, with
+any constant size, scores 0; the effects must come from a model of the cohort.
 """
 
 from __future__ import annotations
