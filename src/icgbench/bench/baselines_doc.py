@@ -79,9 +79,38 @@ def _failed_note(manifest: dict) -> list[str]:
             "table below (their errors are in the sweep's failures.csv).", ""]
 
 
-def markdown(inputdir: Path) -> str:
+def model_free_table(inputdir: Path, summary: pd.DataFrame) -> list[str]:
+    """Markdown lines: each model-free answer's normalized scores per variant (means over
+    the sweep's seeds), beside the worst and the best competitor of each category."""
+    from icgbench.bench import model_free
+
+    per_seed = pd.read_csv(inputdir / "per_seed.csv")
+    cells = per_seed[["cohort", "seed", "tier"]].drop_duplicates()
+    tier = str(cells.tier.iloc[0])
+    cohorts = [(str(r.cohort), int(r.seed)) for r in cells.itertuples()]
+    rows = pd.DataFrame(model_free.scores(cohorts, tier))
+    columns = [f"normalized_{c}" for c in CATEGORIES]
+    means = rows.groupby(["answer", "cohort"], sort=False)[columns].mean()
+    competitors = summary[~summary.oracle.astype(bool) & (summary.model != "random")]
+    out = ["| variant | answer | " + " | ".join(CATEGORIES) + " |",
+           "| --- | --- |" + " --- |" * len(CATEGORIES)]
+    for variant in dict.fromkeys(rows.cohort):
+        group = competitors[competitors.cohort == variant]
+        for label, pick in (("worst competitor", "min"), ("best competitor", "max")):
+            cells = [getattr(pd.to_numeric(group[normalize.column(c)], errors="coerce"),
+                             pick)() for c in CATEGORIES]
+            out.append(f"| `{variant}` | *{label}* | "
+                       + " | ".join(_cell(v, None) for v in cells) + " |")
+        for answer in dict.fromkeys(rows.answer):
+            values = means.loc[(answer, variant)]
+            out.append(f"| `{variant}` | `{answer}` | "
+                       + " | ".join(_cell(values[c], None) for c in columns) + " |")
+    return out
+
+
+def markdown(inputdir: Path, model_free: bool = False) -> str:
     """The baselines page from ``inputdir``'s summary.csv and sweep.json (a UsageError when
-    no cell finished)."""
+    no cell finished); ``model_free`` adds the table of answers without a model."""
     summary = pd.read_csv(inputdir / "summary.csv")
     if summary.empty:
         raise UsageError(f"no finished cells in {inputdir / 'summary.csv'} (see failures.csv "
@@ -156,4 +185,13 @@ def markdown(inputdir: Path) -> str:
         out.append(f"| `{cohort}` | " + " | ".join(cells.get(c, "-") for c in CATEGORIES)
                    + " |")
     out.append("")
+    if model_free:
+        out += ["## Answers without a model", "",
+                "Each answer of `icgbench.bench.model_free` (built from the public tables, "
+                "the documented family or another cohort's truth, never fitted) scored on "
+                "every cohort of the sweep, as normalized scores averaged over seeds, beside "
+                "the worst and the best competitor of each variant (a dash: the answer does "
+                "not attempt the category). The tests hold every answer below the worst "
+                "fitted reference in every category (`tests/test_model_free.py`).", "",
+                *model_free_table(inputdir, summary), ""]
     return "\n".join(out)

@@ -89,6 +89,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     p = sub.add_parser("baselines", help="write docs/baselines.md from a sweep")
     p.add_argument("--inputdir", type=Path, required=True, help="a sweep's output folder")
     p.add_argument("--out", type=Path, default=Path("docs/baselines.md"))
+    p.add_argument("--model-free", action="store_true",
+                   help="also score the answers without a model (icgbench.bench.model_free) "
+                   "on the sweep's cohorts and add their table (about a second per cohort)")
     p.set_defaults(func=run_baselines)
 
 
@@ -235,7 +238,7 @@ def run_baselines(args: argparse.Namespace) -> int:
     for name in ("summary.csv", "sweep.json"):
         if not (args.inputdir / name).is_file():
             raise UsageError(f"no {name} in {args.inputdir} (run `icgbench bench sweep`)")
-    write_text(args.out, markdown(args.inputdir))
+    write_text(args.out, markdown(args.inputdir, model_free=args.model_free))
     print(f"wrote the baselines page to {args.out}")
     return 0
 
