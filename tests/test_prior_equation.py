@@ -10,8 +10,7 @@ from sklearn.metrics import roc_auc_score
 
 from icgbench.data import load_table
 from icgbench.generator import get_variant, variant_names
-from icgbench.generator.mechanism import PUBLISHED_DECIMALS
-from icgbench.generator.mechanism import PRIOR_SIGNS, PRIOR_WEIGHTS
+from icgbench.generator.mechanism import PRIOR_SIGNS, PRIOR_WEIGHTS, PUBLISHED_DECIMALS
 from icgbench.generator.reference import (
     _reference_end_states,
     cohort_mechanism,
