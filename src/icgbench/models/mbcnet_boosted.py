@@ -1,14 +1,15 @@
 """mbcnet_boosted: what a competent practitioner builds without tuning.
 
 The bottleneck with a gradient-boosted stage 1 and a mechanism layer. Stage 1 is one
-scikit-learn ``HistGradientBoostingRegressor`` per state (50 iterations at learning rate 0.2
-on 63 bins instead of the defaults' 100 at 0.1 on 255: a fifth of the time for 0.01 less
-R^2 on the cohorts tried; missing values handled natively, no imputation), its stage-2
-training rows predicted out of fold (3-fold cross-fitting). Stage 2 is an L2 logistic
-regression (C = 1) on the predicted states. An intervention moves the states after the intervened one through
-the mechanism layer (:mod:`.propagation`), a linear regression of each state on the states
-before it fitted on the train split's public states, so the mediated part of an effect
-(adducts raise mutation, mutation raises clones) is predicted, not only the direct one.
+scikit-learn ``HistGradientBoostingRegressor`` per state (50 iterations at learning rate
+0.2 on 63 bins instead of the defaults' 100 at 0.1 on 255: a fifth of the time for 0.01
+less R^2 on the cohorts tried; missing values handled natively, no imputation), its
+stage-2 training rows predicted out of fold (3-fold cross-fitting). Stage 2 is an L2
+logistic regression (C = 1) on the predicted states. An intervention moves the states
+after the intervened one through the mechanism layer (:mod:`.propagation`), a linear
+regression of each state on the states before it fitted on the train split's public
+states, so the mediated part of an effect (adducts raise mutation, mutation raises clones)
+is predicted, not only the direct one.
 """
 
 from __future__ import annotations
