@@ -177,6 +177,8 @@ def run_score(args: argparse.Namespace) -> int:
     print("  summary: " + ", ".join(f"{k}={_fmt(s[k])}" for k in
                                      ("auroc", "r2_mean", "conformity", "auroc_target",
                                       "transfer_gap", "composite")))
+    print("  normalized: " + ", ".join(f"{c}={_fmt(v)}" for c, v in s["normalized"].items())
+          + f"; overall={_fmt(s['overall'])} (a category not attempted counts 0)")
     print(f"wrote the score report to {out}")
     return 0
 

@@ -133,17 +133,20 @@ CLONE_INITIAL_LOG_SD = 0.3
 CLONE_GROWTH = 0.25
 CLONE_BOUNDS = (1e-4, 0.999)
 
-#: Monthly process-noise sd per state (additive, on the state's own scale).
+#: Monthly process-noise sd per state (additive, on the state's own scale). Release 5.0
+#: raised them 2.5-fold: a state then departs from what its exposure and host predict by
+#: more than the omics' measurement error, so the omics carry the risk the exposures do not
+#: (before, models reached the reachable ceiling's risk AUROC from exposures alone).
 PROCESS_NOISE_SD = {
-    "DNA_adducts": 0.12,
-    "ROS": 0.10,
-    "immune_clearance": 0.04,
-    "inflammation": 0.10,
-    "epigenetic_age": 0.02,
-    "proliferation": 0.06,
-    "mutation_rate": 0.10,
-    "driver_count_proxy": 0.01,
-    "clone_fraction": 0.15,  # enters the selection term
+    "DNA_adducts": 0.30,
+    "ROS": 0.25,
+    "immune_clearance": 0.10,
+    "inflammation": 0.25,
+    "epigenetic_age": 0.05,
+    "proliferation": 0.15,
+    "mutation_rate": 0.25,
+    "driver_count_proxy": 0.025,
+    "clone_fraction": 0.375,  # enters the selection term
 }
 
 # --- outcome ----------------------------------------------------------------------------------
@@ -162,7 +165,7 @@ PRIOR_SIGNS = {
 }
 #: The sd of latent_risk at the end of follow-up on the reference population: a cohort's
 #: drawn outcome weights are rescaled to it (:func:`.reference.cohort_mechanism`).
-LATENT_RISK_SD = 1.5
+LATENT_RISK_SD = 2.0
 #: The prior's nominal |coefficient| of each standardised state in latent_risk (a cohort
 #: draws its own around it, see :mod:`.family`).
 PRIOR_WEIGHTS = {

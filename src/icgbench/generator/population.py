@@ -44,16 +44,18 @@ class Population:
         return self.host[:, HOST_TRAITS.index(name)]
 
 
-def sample_host(variant: Variant, rng: np.random.Generator, n: int, target: bool) -> np.ndarray:
-    """Host susceptibility traits (n, 5); the target domain spreads far wider.
+def sample_host(variant: Variant, rng: np.random.Generator, n: int, spread: float = 1.0
+                ) -> np.ndarray:
+    """Host susceptibility traits (n, 5), drawn around the traits' means with ``spread``
+    times the variant's spread (clipped to each trait's range).
 
-    Target hosts are drawn around the same means with ``target_host_sd_multiplier`` times
-    the source's spread (clipped to each trait's range): most lie outside the support a
-    source-trained model saw.
+    The target domain's hosts spread wider (``spread`` > 1, solved per cohort, see
+    :func:`.reference.target_spread`): many lie outside the support a source-trained
+    model saw.
     """
     z = rng.standard_normal((n, len(HOST_TRAITS)))
     out = np.empty_like(z)
-    spread = variant.host_sd_multiplier * (variant.target_host_sd_multiplier if target else 1.0)
+    spread = variant.host_sd_multiplier * spread
     for j, trait in enumerate(HOST_TRAITS):
         mean, sd, lo, hi = mech.HOST[trait]
         value = mean + sd * spread * z[:, j]
@@ -82,11 +84,13 @@ def sample_mixture(variant: Variant, rng: np.random.Generator, n: int,
     return rng.dirichlet(np.full(k, concentration), size=n)
 
 
-def sample_population(variant: Variant, seed: Seed, split: str, n: int, block: int = 0
-                      ) -> Population:
-    """Draw ``n`` subjects of one block of a split."""
+def sample_population(variant: Variant, seed: Seed, split: str, n: int, block: int = 0,
+                      target_spread: float = 1.0, domain: str | None = None) -> Population:
+    """Draw ``n`` subjects of one block of a split; a target-domain split's hosts spread
+    ``target_spread`` times wider. ``domain`` overrides the split's (a reference
+    population)."""
     vh = variant.variant_hash
-    target = SPLIT_DOMAIN.get(split, "source") == "target"
+    target = (domain or SPLIT_DOMAIN.get(split, "source")) == "target"
 
     def rng(purpose: str) -> np.random.Generator:
         return stream(vh, seed, split, purpose, block)
@@ -95,7 +99,7 @@ def sample_population(variant: Variant, seed: Seed, split: str, n: int, block: i
     age = np.round(mech.AGE_RANGE[0] + (mech.AGE_RANGE[1] - mech.AGE_RANGE[0]) * covariates[:, 0])
     female = covariates[:, 1] < 0.5
 
-    host = sample_host(variant, rng("host"), n, target)
+    host = sample_host(variant, rng("host"), n, target_spread if target else 1.0)
     proxy_noise = rng("proxies").standard_normal((n, len(PROXIED_TRAITS)))
     proxies = np.stack(
         [host[:, HOST_TRAITS.index(t)] for t in PROXIED_TRAITS], axis=1
@@ -106,6 +110,8 @@ def sample_population(variant: Variant, seed: Seed, split: str, n: int, block: i
         proxies = recalibrated(proxies, stream(vh, seed, split, "site_proxies"),
                                variant.target_proxy_gain_log_sd,
                                variant.target_proxy_offset_sd)
+        proxies = proxies + variant.target_lab_noise_sd * rng("lab_noise_proxies").standard_normal(
+            proxies.shape)
 
     mixture = sample_mixture(variant, rng("mixture"), n, target)
     dose = np.exp(mech.DOSE_LOG_SD * rng("dose").standard_normal(n))
@@ -115,6 +121,8 @@ def sample_population(variant: Variant, seed: Seed, split: str, n: int, block: i
         # the site's calibration is one draw per cohort: block 0's stream for every block
         assay = recalibrated(assay, stream(vh, seed, split, "site_assay"),
                              variant.target_assay_gain_log_sd, variant.target_assay_offset_sd)
+        assay = assay + variant.target_lab_noise_sd * rng("lab_noise_assay").standard_normal(
+            assay.shape)
     assay = np.clip(assay, 0.0, 1.0)
     spread = mech.ACTIVATION_LOG_SD * variant.host_sd_multiplier
     modulation = np.exp(spread * rng("activation").standard_normal((n, len(KCCS))))

@@ -41,6 +41,7 @@ from icgbench.generator.dynamics import (
     RiskScale,
     Trajectories,
     event_probability,
+    expected_event_probability,
     simulate_dynamics,
 )
 from icgbench.generator.family import Mechanism, draw_mechanism
@@ -190,10 +191,81 @@ def reference_scale(variant: Variant, mechanism: Mechanism, months: int) -> Risk
 
 
 def dynamics_constants(variant: Variant, mechanism: Mechanism, months: int
-                       ) -> tuple[RiskScale, float]:
-    """What a cohort's simulation needs from the reference population: the risk scale and
-    the clone centre."""
-    return reference_scale(variant, mechanism, months), clone_centre(variant, mechanism, months)
+                       ) -> tuple[RiskScale, float, float]:
+    """What a cohort's simulation needs from the reference populations: the risk scale,
+    the clone centre and the target domain's host spread."""
+    return (reference_scale(variant, mechanism, months),
+            clone_centre(variant, mechanism, months),
+            target_spread(variant, mechanism, months))
+
+
+def expected_auroc(risk: np.ndarray) -> float:
+    """The AUROC the event probabilities ``risk`` have in expectation over the events: each
+    (case, control) pair weighted by p_i (1 - p_j), ties counting one half. A smooth
+    function of the risks, unlike the AUROC of one draw of the events."""
+    p = np.sort(np.asarray(risk, dtype=np.float64))
+    q = 1.0 - p
+    _, start, count = np.unique(p, return_index=True, return_counts=True)
+    lower = np.repeat(np.concatenate([[0.0], np.cumsum(q)])[start], count)  # at lower risk
+    tied = np.repeat(np.add.reduceat(q, start), count) - q  # the others at the same risk
+    cases = math.fsum(p * (lower + 0.5 * tied))
+    return cases / (math.fsum(p) * math.fsum(q) - math.fsum(p * q))
+
+
+REFERENCE_TARGET_SPLIT = "reference_target"
+
+
+def _reachable_risk(variant: Variant, mechanism: Mechanism, months: int, pop: Population
+                    ) -> np.ndarray:
+    scale = reference_scale(variant, mechanism, months)
+    run = simulate_dynamics(variant, REFERENCE_SEED, pop, months, (months,),
+                            np.ones((1, len(STATES))), scale, mechanism,
+                            clone_centre=clone_centre(variant, mechanism, months))
+    return expected_event_probability(run.state_hazard[0], scale.intercept, variant.frailty_sd)
+
+
+def _spread_gap(variant: Variant, mechanism: Mechanism, months: int) -> Gap:
+    source = expected_auroc(_reachable_risk(variant, mechanism, months,
+                                            _reference_population(variant)))
+
+    def gap(log_spread: float) -> float:
+        pop = sample_population(variant, REFERENCE_SEED, REFERENCE_TARGET_SPLIT,
+                                REFERENCE_SIZE, target_spread=math.exp(log_spread),
+                                domain="target")
+        return expected_auroc(_reachable_risk(variant, mechanism, months, pop)) - source
+
+    return gap
+
+
+@functools.lru_cache(maxsize=64)
+def target_spread(variant: Variant, mechanism: Mechanism, months: int) -> float:
+    """How many times wider than the source the target domain's hosts spread, solved per
+    cohort so that the reachable risk ranks the target's reference population as well as
+    the source's (equal expected AUROC), within ``variant.target_host_sd_bounds`` (the
+    bound nearer to equality where none reaches it), to 6 decimals.
+
+    Wider hosts spread the risk (easier to rank), the target's other exposures and the
+    graph change how much: a fixed multiplier left the true risk's own gap anywhere between
+    -0.13 and +0.04 from cohort to cohort."""
+    low, high = (math.log(b) for b in variant.target_host_sd_bounds)
+    gap = _spread_gap(variant, mechanism, months)
+    key = root_key(variant, mechanism, months, "log_target_spread")
+    stored = solved_roots().get(key)
+    if stored is not None:
+        root = float.fromhex(stored)
+    else:
+        root = _bounded_root(gap, low, high)
+    return float(_published(math.exp(root)))
+
+
+def _bounded_root(gap: Gap, low: float, high: float) -> float:
+    """The root of ``gap`` on [low, high], or the end nearer to zero without one."""
+    from scipy.optimize import brentq
+
+    at_low, at_high = gap(low), gap(high)
+    if at_low * at_high > 0:
+        return low if abs(at_low) <= abs(at_high) else high
+    return float(brentq(gap, low, high, xtol=1e-9))
 
 
 @functools.lru_cache(maxsize=64)
@@ -217,8 +289,11 @@ def solve_roots(variant: Variant, mechanism: Mechanism, months: int) -> dict[str
     intercept = solve(_intercept_gap(variant, mechanism, months, unit))
     scale = replace(unit, intercept=intercept)
     log_scale = solve(_hazard_scale_gap(variant, mechanism, months, scale))
+    low, high = (math.log(b) for b in variant.target_host_sd_bounds)
+    spread = _bounded_root(_spread_gap(variant, mechanism, months), low, high)
     return {root_key(variant, mechanism, months, "intercept"): intercept.hex(),
-            root_key(variant, mechanism, months, "log_hazard_scale"): log_scale.hex()}
+            root_key(variant, mechanism, months, "log_hazard_scale"): log_scale.hex(),
+            root_key(variant, mechanism, months, "log_target_spread"): spread.hex()}
 
 
 @functools.lru_cache(maxsize=256)

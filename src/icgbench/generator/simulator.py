@@ -96,8 +96,8 @@ def simulate_block(
     """Simulate one block of subjects (:mod:`.blocks`): it needs no other block."""
     split, n = block.split, block.n
     mechanism = cohort_mechanism(variant, seed)
-    scale, centre = dynamics_constants(variant, mechanism, months)
-    pop = sample_population(variant, seed, split, n, block.index)
+    scale, centre, spread = dynamics_constants(variant, mechanism, months)
+    pop = sample_population(variant, seed, split, n, block.index, target_spread=spread)
     names = [] if split == "train" else intervention_names()
     record = tuple(sorted(set(visits) | {months}))
     traj = simulate_dynamics(variant, seed, pop, months, record, scale_matrix(names), scale,

@@ -43,7 +43,7 @@ class Variant:
     mixture_concentration: float
     host_heterogeneity: Heterogeneity
     host_sd_multiplier: float
-    target_host_sd_multiplier: float
+    target_host_sd_bounds: tuple[float, float]
     target_site_offset_sd: float
     target_site_gain_log_sd: float
     target_site_noise_sd: float
@@ -51,6 +51,7 @@ class Variant:
     target_assay_offset_sd: float
     target_proxy_gain_log_sd: float
     target_proxy_offset_sd: float
+    target_lab_noise_sd: float
     target_archetype_mode: ArchetypeMode
     target_mixture_concentration: float
     observability: Observability
@@ -93,7 +94,7 @@ _BASE = dict(
     mixture_concentration=0.35,
     host_heterogeneity="low",
     host_sd_multiplier=1.0,
-    target_host_sd_multiplier=3.0,
+    target_host_sd_bounds=(0.5, 8.0),
     target_archetype_mode="continuous_mixture",
     target_mixture_concentration=0.5,
     target_site_offset_sd=1.0,
@@ -103,6 +104,7 @@ _BASE = dict(
     target_assay_offset_sd=0.2,
     target_proxy_gain_log_sd=0.5,
     target_proxy_offset_sd=0.15,
+    target_lab_noise_sd=0.1,
     observability="full",
     masking_rate=0.0,
     masked_modalities=(),
@@ -127,7 +129,6 @@ _NONLINEAR_MIXHOST = dict(
     archetype_mode="continuous_mixture",
     host_heterogeneity="high",
     host_sd_multiplier=2.5,
-    target_host_sd_multiplier=1.25,
     module_offset_sd=0.80,
     module_gain_log_sd=0.40,
 )
