@@ -96,9 +96,12 @@ def test_normalize_and_difficulty():
     assert normalize(0.75, 0.5, 1.0) == 0.5
     assert normalize(0.4, 0.5, 1.0) == 0.0  # floored at zero
     assert normalize(1.2, 0.5, 1.0) == 1.0  # capped at the ceiling
-    assert normalize(0.02, 0.08, 0.0) == pytest.approx(0.75)  # lower is better
+    assert normalize(0.02, 0.08, 0.0, higher_is_better=False) == pytest.approx(0.75)
     assert normalize(None, 0.5, 1.0) == 0.0  # not attempted
     assert normalize(0.9, None, 1.0) is None and normalize(0.9, 1.0, 1.0) is None
+    # a ceiling no better than chance separates nothing, whatever the score
+    assert normalize(0.0, 1.0, 0.857) is None
+    assert normalize(0.05, 0.02, 0.03, higher_is_better=False) is None
     assert math.isnan(float("nan")) and normalize(float("nan"), 0.5, 1.0) == 0.0
     assert [difficulty(x) for x in (0.9, 0.75, 0.6, 0.3, 0.1)] == [
         "calibration", "calibration", "standard", "advanced", "frontier"]

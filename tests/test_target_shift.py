@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 from sklearn.metrics import roc_auc_score
 
-from icgbench.generator import simulate
+from icgbench.generator import get_variant, simulate
+from icgbench.generator.reference import cohort_mechanism, target_spread
 from icgbench.generator.mechanism import ARCHETYPE_PROFILES
 from icgbench.models import CohortData, get_model
 from icgbench.vocabulary import (
@@ -47,7 +48,7 @@ def test_a_source_trained_model_loses_target_auroc_and_the_true_risk_does_not():
         true_gaps.append(auroc(test, outcomes.loc[test, "true_risk"])
                          - auroc(target, outcomes.loc[target, "true_risk"]))
     assert np.mean(gaps) >= 0.03
-    assert np.mean(true_gaps) <= 0.01
+    assert abs(np.mean(true_gaps)) <= 0.03  # sampling noise: the spread is solved for 0
     assert np.mean(gaps) - np.mean(true_gaps) >= 0.03  # the excess transfer gap
 
 
@@ -62,7 +63,11 @@ def test_the_site_shifts_every_module_and_the_hosts_spread_wider():
     assert (sd.loc["target"] / sd.loc["source"]).mean() > 1.3
     hosts = tables["host_latents"].merge(tables["subjects"][["subject_id", "domain"]])
     spread = hosts.groupby("domain")["immune_surveillance"].std()
-    assert spread["target"] > 2.5 * spread["source"]  # far outside the source's support
+    solved = target_spread(get_variant("linear_lowhet"),
+                           cohort_mechanism(get_variant("linear_lowhet"), 11), 24)
+    assert solved > 1.2  # mixed exposures make the discrete variants' target harder
+    # clipped to the trait's range, the sample spread grows a little less than the solved one
+    assert spread["target"] > 0.8 * solved * spread["source"]
 
 
 def test_the_target_site_recalibrates_every_kcc_assay():
@@ -90,11 +95,13 @@ def test_the_target_difficulty_tool_prints_the_true_risks_gap(capsys, monkeypatc
 
     tool = Path(__file__).resolve().parents[1] / "tools" / "target-difficulty"
     monkeypatch.setattr("sys.argv", [str(tool), "--variants", "linear_lowhet", "--seeds", "1",
-                                     "--n", "300", "--multiplier", "2.5"])
+                                     "--n", "300"])
     runpy.run_path(str(tool), run_name="__main__")  # as a script, in this process
     header, row = capsys.readouterr().out.strip().splitlines()
     assert header.split("\t")[-1] == "gap"
-    name, seed, multiplier, source, target, gap = row.split("\t")
-    assert (name, seed, multiplier) == ("linear_lowhet", "1", "2.5")
+    name, seed, spread, source, target, gap = row.split("\t")
+    v = get_variant("linear_lowhet")
+    assert (name, seed) == ("linear_lowhet", "1")
+    assert abs(float(spread) - target_spread(v, cohort_mechanism(v, 1), v.months)) < 1e-4
     assert 0.5 < float(source) <= 1 and 0.5 < float(target) <= 1
     assert abs(float(gap) - (float(source) - float(target))) <= 0.0015  # 3-decimal rounding

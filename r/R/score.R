@@ -305,9 +305,13 @@ category_parts <- function(task, result, truth) {
     })
 }
 
-normalize <- function(score, floor, ceiling) {
-  if (is.null(floor) || is.null(ceiling) || !is.finite(floor) || !is.finite(ceiling) ||
-      ceiling == floor) return(NA_real_)
+LOWER_IS_BETTER <- c("pehe", "ate_mae")
+
+normalize <- function(score, floor, ceiling, higher_is_better = TRUE) {
+  if (is.null(floor) || is.null(ceiling) || !is.finite(floor) || !is.finite(ceiling)) {
+    return(NA_real_)
+  }
+  if (if (higher_is_better) ceiling <= floor else ceiling >= floor) return(NA_real_)
   if (is.null(score) || !is.finite(score)) return(0)
   min(1, max(0, (score - floor) / (ceiling - floor)))
 }
@@ -317,7 +321,8 @@ normalized_of <- function(results, truth) {
   for (task in names(results)) {
     parts <- category_parts(task, results[[task]], truth)
     values <- vapply(names(parts), function(p) {
-      normalize(results[[task]]$metrics[[p]], parts[[p]][1], parts[[p]][2])
+      normalize(results[[task]]$metrics[[p]], parts[[p]][1], parts[[p]][2],
+                !(p %in% LOWER_IS_BETTER))
     }, 0)
     values <- values[!is.na(values)]
     scores[[CATEGORIES[[task]]]] <- if (length(values)) dsum(values) / length(values) else

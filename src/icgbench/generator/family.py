@@ -35,7 +35,9 @@ in the family, or, where a reversal makes it negative, not drawn in that cohort.
 On a misspecified variant the cohort draws *which* states the DGP reverses relative to the
 structural prior: ``variant.n_flips`` of ``variant.flip_candidates``, uniformly. A reversed
 state has the sign of every edge it sends negated (to the event and to the states it
-drives), so its total effect on the risk is the opposite of the prior's. The draw is in
+drives), so its total effect on the risk is the opposite of the prior's, and its outcome
+weight is drawn from the upper half of the range (at least the nominal weight): every
+reversal matters to the risk. The draw is in
 truth tables only (``graph``, ``intervention_effects``); the documentation and ``bench
 info`` give the candidates and the count, never a cohort's draw.
 
@@ -294,7 +296,8 @@ def draw_mechanism(variant: Variant, seed: Seed) -> Mechanism:
     beta = dict.fromkeys(STATES, 0.0)
     for i in sorted(present):
         c = family[i]
-        w = _published(c.nominal * _factor(c.group, magnitude[i]))
+        w = _published(c.nominal * _factor(c.group, magnitude[i],
+                                           reversed_=c.source in flips))
         sign = cohort_sign(c, flips)
         if c.kind == "kcc_state":
             route = HOST_ROUTES.get((c.source, c.target))
@@ -315,10 +318,14 @@ def draw_mechanism(variant: Variant, seed: Seed) -> Mechanism:
     )
 
 
-def _factor(group: str, u: float) -> float:
-    """The multiplier of a nominal weight for the uniform draw ``u``."""
+def _factor(group: str, u: float, reversed_: bool = False) -> float:
+    """The multiplier of a nominal weight for the uniform draw ``u``: a reversed state's
+    outcome weight comes from the upper half of the outcome range (at least the prior's
+    nominal weight), so that every reversal matters to the risk."""
     if group == "outcome":
         low, high = np.log(OUTCOME_SPREAD[0]), np.log(OUTCOME_SPREAD[1])
+        if reversed_:
+            low = 0.0
         return float(np.exp(low + (high - low) * u))
     return SPREAD[0] + (SPREAD[1] - SPREAD[0]) * u
 

@@ -30,12 +30,15 @@ OVERALL_NOTE = ("overall = mean over the categories (risk, latent, intervention,
                 "attempted counts 0")
 
 
-def normalize(score: float | None, floor: float | None, ceiling: float | None
-              ) -> float | None:
+def normalize(score: float | None, floor: float | None, ceiling: float | None,
+              higher_is_better: bool = True) -> float | None:
     """clip((score - floor) / (ceiling - floor), 0, 1); 0 for a missing score; None when
-    the floor or ceiling is unknown or they coincide (nothing to separate)."""
+    the floor or ceiling is unknown or the ceiling is not better than the floor (nothing
+    to separate: e.g. every intervention's true direction is the prior's)."""
     if floor is None or ceiling is None or not math.isfinite(floor) or (
-            not math.isfinite(ceiling)) or ceiling == floor:
+            not math.isfinite(ceiling)):
+        return None
+    if (ceiling <= floor) if higher_is_better else (ceiling >= floor):
         return None
     if score is None or not math.isfinite(score):
         return 0.0
@@ -62,7 +65,8 @@ def category_score(task: Task, truth: Truth, result: TaskResult) -> dict[str, ob
     low, high = floors(task, truth, result), ceilings(task, truth)
     parts = {}
     for part in task.normalized:
-        value = normalize(result.metrics.get(part.metric), low[part.metric], high[part.metric])
+        value = normalize(result.metrics.get(part.metric), low[part.metric], high[part.metric],
+                          bool(task.metric(part.metric).higher_is_better))
         parts[part.metric] = {"score": result.metrics.get(part.metric),
                               "chance": low[part.metric], "ceiling": high[part.metric],
                               "normalized": value}
