@@ -77,15 +77,25 @@ def full_tier_answers() -> dict[tuple[str, str], dict[str, float]]:
     return _answer_means(scores(cohorts, "full"))
 
 
+def _best_reference(variant: str, category: str) -> float:
+    return max(m[f"normalized_{category}"] for (model, v), m in board_means().items()
+               if v == variant and model not in NOT_FITTED and f"normalized_{category}" in m)
+
+
 @pytest.mark.slow
 def test_no_answer_without_a_model_reaches_a_fitted_reference(full_tier_answers):
     """Per variant (means over its five seeds), every model-free answer scores below the
-    worst fitted reference in every category it attempts, and below the best data-driven
-    structure reference by a clear margin in directed F1."""
+    worst fitted reference in risk, latent recovery, interventions and transfer, and, on
+    structure (where generic discovery methods that ignore the documented family are weak
+    references), below the best data-driven reference: by a clear margin in directed F1."""
     variants = {v for _, v in full_tier_answers}
     for (answer, variant), means in full_tier_answers.items():
         for category in CATEGORIES:
-            if category in means:
+            if category not in means:
+                continue
+            if category == "structure":
+                assert means[category] < _best_reference(variant, category), (answer, variant)
+            else:
                 assert means[category] < _worst_reference(variant, category), (
                     answer, variant, category, means[category])
         if "directed_f1" in means:
