@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from icgbench.generator import INTERVENTIONS, get_variant, prior_direction
+from icgbench.generator.reference import cohort_mechanism
 from icgbench.models import CohortData, get_model
 from icgbench.models.mbcnet_sign_constrained import SIGN_FLOOR, SignConstrainedLogistic
 from icgbench.models.mbcnet_sign_constrained_augmented import (
@@ -27,18 +29,25 @@ def test_two_rows_per_intervention_per_subject_weighing_one_copy_in_all():
     assert set(labels) <= {0.0, 1.0}
 
 
-def test_the_synthetic_rows_pull_the_flipped_coefficient_towards_the_prior():
-    data = CohortData.load("misspecified_signs")
+def test_the_synthetic_rows_pull_the_reversed_coefficients_towards_the_prior():
+    """misspecified_signs_v2 seed 0 reverses two states (drawn; truth only). The data say
+    the opposite of the prior, so without the synthetic rows both coefficients sit on their
+    bound; the prior's equation pulls them off it, and the interventions on them then move
+    the risk the prior's way (the DGP's is the opposite)."""
+    variant = "misspecified_signs_v2"
+    data = CohortData.load(variant)
     model = get_model("mbcnet_sign_constrained_augmented")
     model.fit(data)
     signs = [data.prior_signs()[s] for s in STATES]
     plain = SignConstrainedLogistic(signs).fit(model.z_train, model.y_train)
-    epigenetic = STATES.index("epigenetic_age")
-    # the data say negative: without the synthetic rows the coefficient sits on its bound
-    assert plain.coefficients()[epigenetic] < 10 * SIGN_FLOOR
-    # the prior's equation says +0.45 on the standardised scale: the rows pull it up
-    assert model.stage2.coefficients()[epigenetic] > 100 * SIGN_FLOOR
-    reset = model.submission(data)["intervention_conformity"]
-    delta = np.mean(np.subtract(reset["interventions"]["do_epigenetic_memory_reset"],
-                                reset["proba"]))
-    assert delta < 0  # the prior's direction; the DGP's is the opposite
+    reversed_ = cohort_mechanism(get_variant(variant), 0).flipped
+    assert len(reversed_) == 2
+    for state in reversed_:
+        j = STATES.index(state)
+        assert abs(plain.coefficients()[j]) < 10 * SIGN_FLOOR, state
+        assert signs[j] * model.stage2.coefficients()[j] > 100 * SIGN_FLOOR, state
+    block = model.submission(data)["intervention_conformity"]
+    for name, scales in INTERVENTIONS.items():
+        if set(reversed_) & set(scales):
+            delta = np.mean(np.subtract(block["interventions"][name], block["proba"]))
+            assert np.sign(delta) == prior_direction(name), name

@@ -174,7 +174,7 @@ def test_show_refuses_an_unknown_metric(capsys):
     from icgbench.cli import main
 
     assert main(["leaderboard", "show", "--metric", "accuracy"]) == 2
-    assert "recorded: auprc, auroc" in capsys.readouterr().err
+    assert "recorded: ate_mae, auprc, auroc" in capsys.readouterr().err
 
 
 def test_hostile_notes_are_shown_on_one_short_line():

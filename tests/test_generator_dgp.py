@@ -183,7 +183,7 @@ def test_true_intervention_effects_follow_the_dgp_signs(name, seed):
 
 def _run(v, seed, pop, scales):
     mechanism = cohort_mechanism(v, seed)
-    scale, centre = dynamics_constants(v, mechanism, v.months)
+    scale, centre, _ = dynamics_constants(v, mechanism, v.months)
     return simulate_dynamics(v, seed, pop, v.months, (v.months,), scales, scale, mechanism,
                              clone_centre=centre)
 

@@ -71,7 +71,7 @@ def test_verify_passes_and_names_every_discrepancy(board, tmp_path):
                                                  for e in doc["entries"]]))
     _, problems = verify(copy_board, tier="small")
     fields = {(p.entry.split(" on ")[0], p.field) for p in problems}
-    assert ("random 0.3.0", "scores.risk_prediction.auroc") in fields
+    assert ("random 0.4.0", "scores.risk_prediction.auroc") in fields
     assert any(f == "variant_hash" for _, f in fields)
     assert main(["leaderboard", "verify", str(copy_board), "--tier", "small"]) == 1
 
@@ -90,7 +90,7 @@ def test_verify_detects_a_replaced_submission_and_an_edited_csv(board, tmp_path)
 
 
 def test_add_refuses_duplicates_and_oracles(board, tmp_path):
-    with pytest.raises(InvalidInputError, match=r"already has random 0\.3\.0 on linear_lowhet"):
+    with pytest.raises(InvalidInputError, match=r"already has random 0\.4\.0 on linear_lowhet"):
         add(submission_file(tmp_path, "random", "linear_lowhet"), board)
     with pytest.raises(UsageError, match="oracle"):
         add(submission_file(tmp_path, "oracle", "linear_lowhet"), board)
@@ -189,7 +189,7 @@ example = json.loads(Path(sys.argv[1]).read_text())
 folder, worker, count = Path(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 for i in range(count):
     e = dict(example, model_name=f"w{worker}", seed=i, notes=f"worker {worker} entry {i}")
-    e["submission_path"] = f"submissions/w{worker}/0.3.0/linear_lowhet__seed{i}.json.gz"
+    e["submission_path"] = f"submissions/w{worker}/0.4.0/linear_lowhet__seed{i}.json.gz"
     append_entry(LeaderboardEntry.from_dict(e), folder)
 """
 

@@ -26,13 +26,11 @@ def _report(model: str, variant: str) -> ScoreReport:
 
 
 def test_registry_holds_the_reference_models():
-    assert list(MODELS) == ["random", "logistic_direct", "mbcnet_v0_1",
-                            "mbcnet_sign_constrained", "mbcnet_sign_constrained_augmented",
-                            "correlation", "pc", "ges", "direct_lingam", "pcmci_plus",
-                            "oracle"]
-    assert competitors() == ["random", "logistic_direct", "mbcnet_v0_1",
-                             "mbcnet_sign_constrained", "mbcnet_sign_constrained_augmented",
-                             "correlation", "pc", "ges", "direct_lingam", "pcmci_plus"]
+    competing = ["random", "logistic_direct", "mbcnet_v0_1", "mbcnet_sign_constrained",
+                 "mbcnet_sign_constrained_augmented", "mbcnet_boosted", "correlation",
+                 "panel_regression", "pc", "ges", "direct_lingam", "pcmci_plus"]
+    assert list(MODELS) == [*competing, "ceiling", "oracle"]
+    assert competitors() == competing
     with pytest.raises(UsageError, match="unknown model"):
         get_model("nope")
 
@@ -73,13 +71,21 @@ def test_oracle_scores_perfectly_where_perfection_is_defined(variant):
 
 
 def test_sign_constraints_are_exposed_by_the_misspecified_cohort():
+    """The cohort reverses a state (drawn; truth only): on the interventions that scale it,
+    the sign-constrained model follows the prior and misses the DGP."""
+    from icgbench.generator import INTERVENTIONS, get_variant
+    from icgbench.generator.reference import cohort_mechanism
+
     report = _report("mbcnet_sign_constrained", "misspecified_signs")
     ic = report.metrics("intervention_conformity")
     assert ic["prior_conformity"] == 1.0
     assert ic["dgp_conformity"] < ic["prior_conformity"]
     details = report.document["tasks"]["intervention_conformity"]["details"]["interventions"]
-    reset = details["do_epigenetic_memory_reset"]
-    assert reset["prior_conforms"] and not reset["dgp_conforms"]
+    (reversed_,) = cohort_mechanism(get_variant("misspecified_signs"), 0).flipped
+    on_it = [n for n, scales in INTERVENTIONS.items() if reversed_ in scales]
+    assert on_it
+    for name in on_it:
+        assert details[name]["prior_conforms"] and not details[name]["dgp_conforms"], name
 
 
 def test_direct_model_predicts_without_a_mechanism():

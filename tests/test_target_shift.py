@@ -6,8 +6,8 @@ import numpy as np
 from sklearn.metrics import roc_auc_score
 
 from icgbench.generator import get_variant, simulate
-from icgbench.generator.reference import cohort_mechanism, target_spread
 from icgbench.generator.mechanism import ARCHETYPE_PROFILES
+from icgbench.generator.reference import cohort_mechanism, target_spread
 from icgbench.models import CohortData, get_model
 from icgbench.vocabulary import (
     ARCHETYPES,
@@ -63,11 +63,12 @@ def test_the_site_shifts_every_module_and_the_hosts_spread_wider():
     assert (sd.loc["target"] / sd.loc["source"]).mean() > 1.3
     hosts = tables["host_latents"].merge(tables["subjects"][["subject_id", "domain"]])
     spread = hosts.groupby("domain")["immune_surveillance"].std()
-    solved = target_spread(get_variant("linear_lowhet"),
-                           cohort_mechanism(get_variant("linear_lowhet"), 11), 24)
-    assert solved > 1.2  # mixed exposures make the discrete variants' target harder
+    v = get_variant("linear_lowhet")
+    solved = target_spread(v, cohort_mechanism(v, 11), 24)
+    low, high = v.target_host_sd_bounds
+    assert low <= solved <= high and solved != 1.0
     # clipped to the trait's range, the sample spread grows a little less than the solved one
-    assert spread["target"] > 0.8 * solved * spread["source"]
+    assert 0.75 * solved < spread["target"] / spread["source"] < 1.15 * solved
 
 
 def test_the_target_site_recalibrates_every_kcc_assay():

@@ -23,7 +23,7 @@ test_that("a written submission reads back identically, plain and gzipped", {
   x <- x[x >= 0 & x <= 1]
   ids <- sprintf("TE%06d", seq_along(x))
   sub <- list(schema_version = "1.0", data_version = "5.0.0", tier = "small",
-              variant = "linear_lowhet", variant_hash = "e68ac5739438", seed = 0L,
+              variant = "linear_lowhet", variant_hash = "bcfaa11dd012", seed = 0L,
               model = model(), risk_prediction = list(subject_id = ids, proba = x))
   for (ext in c(".json", ".json.gz")) {
     path <- tempfile(fileext = ext)

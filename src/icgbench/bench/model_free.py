@@ -188,19 +188,30 @@ class ModelFree(ReferenceModel):
 
 def scores(cohorts: list[tuple[str, int]], tier: str, root=None,
            answers: list[str] | None = None) -> list[dict[str, Any]]:
-    """Each answer's scores on each cohort: rows of (answer, cohort, seed, normalized score
-    per category, overall, directed F1 at the answer's own best K). ``copied_truth`` copies
-    the truth of the next cohort in ``cohorts`` (the last copies the first)."""
+    """Each answer's scores on each cohort, graded as the board grades an entry: rows of
+    (answer, cohort, seed, normalized score per category, overall, directed F1). An answer
+    with a structure block is graded at its K* on the tier's calibration cohort when
+    ``cohorts`` holds it (else at its own best K). ``copied_truth`` copies the truth of
+    the next cohort in ``cohorts`` (the last copies the first)."""
+    from icgbench.data import tier_descriptor
     from icgbench.scorer import score
+    from icgbench.tasks import graph_metrics
     from icgbench.vocabulary import CATEGORIES
 
+    calibration = tier_descriptor(tier, root).calibration_cohort
+    ordered = sorted(cohorts, key=lambda c: c != calibration)  # calibration first
+    k_star: dict[str, int] = {}
     rows = []
-    for i, (variant, seed) in enumerate(cohorts):
+    for variant, seed in ordered:
         data = CohortData.load(variant, seed, tier, root)
+        i = cohorts.index((variant, seed))
         donor = Donor(*cohorts[(i + 1) % len(cohorts)])
         for answer in answers or list(ANSWERS):
-            report = score(ModelFree(answer, donor).submission(data), root=root)
+            report = score(ModelFree(answer, donor).submission(data), root=root,
+                           structure_k=k_star.get(answer))
             structure = report.document["tasks"].get("structure_recovery")
+            if structure and (variant, seed) == calibration:
+                k_star[answer] = graph_metrics.best_k(structure["details"]["curve"])
             rows.append({"answer": answer, "cohort": variant, "seed": seed,
                          **{f"normalized_{c}": report.summary["normalized"][c]
                             for c in CATEGORIES},

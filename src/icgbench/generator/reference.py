@@ -251,10 +251,7 @@ def target_spread(variant: Variant, mechanism: Mechanism, months: int) -> float:
     gap = _spread_gap(variant, mechanism, months)
     key = root_key(variant, mechanism, months, "log_target_spread")
     stored = solved_roots().get(key)
-    if stored is not None:
-        root = float.fromhex(stored)
-    else:
-        root = _bounded_root(gap, low, high)
+    root = float.fromhex(stored) if stored is not None else _bounded_root(gap, low, high)
     return float(_published(math.exp(root)))
 
 
