@@ -1,17 +1,18 @@
-"""Rankings across cohorts and difficulty tiers, from the reports' normalized scores.
+"""Rankings across variants and difficulty tiers, from the reports' normalized scores.
 
 Every score report carries each attempted category's normalized score and ``overall``
-(:mod:`icgbench.tasks.normalized`: chance 0, the reachable ceiling 1, per cohort). A sweep's
-``summary.csv`` averages them over the seeds of each cohort; this module averages them over
-cohorts and ranks.
+(:mod:`icgbench.tasks.normalized`: chance 0, the reachable ceiling 1, per cohort, a cohort
+being one (variant, seed)). A sweep's ``summary.csv`` averages them over the seeds of each
+variant (its ``cohort`` column names the variant, as the seed's ``--cohort`` flag does);
+this module averages those over the variants, so over every cohort, and ranks.
 
-Difficulty tier of a (cohort, category), from the best competitor's normalized score (not
+Difficulty tier of a (variant, category), from the best competitor's normalized score (not
 the oracle or the ceiling, which read the truth, and not random): calibration >= 0.75 >
 standard >= 0.50 > advanced >= 0.25 > frontier. Its headroom is 1 minus that score: how far
 the best reference is from the best any model of the states can reach.
 
 Rankings across cohorts: per model and category, the normalized score averaged over the
-cohorts where the model attempted the category, ranked among the competitors that
+variants where the model attempted the category, ranked among the competitors that
 attempted it (1 is best; equal scores share the better rank); a model that attempted the
 category nowhere has no score and no rank there. The overall rank orders ``overall``
 averaged over cohorts, where a category not attempted counts 0. Models that read the truth
@@ -53,7 +54,8 @@ def _numeric(summary: pd.DataFrame, name: str) -> pd.Series:
 
 
 def difficulty_tiers(summary: pd.DataFrame) -> pd.DataFrame:
-    """Per (cohort, category): the best competitor, its normalized score, headroom, tier."""
+    """Per (variant, category): the best competitor, its normalized score, headroom,
+    tier."""
     rows = []
     candidates = summary[~summary.oracle.astype(bool) & (summary.model != RANDOM_MODEL)]
     for cohort, group in candidates.groupby("cohort", sort=False):
