@@ -154,18 +154,19 @@ def test_a_transfer_gap_is_listed_never_ranked(capsys):
     assert [r.split()[1] for r in rows] == sorted(r.split()[1] for r in rows)  # by name
 
 
+def _transfer(model: str, source: float, target: float) -> LeaderboardEntry:
+    doc = copy.deepcopy(EXAMPLE)
+    doc.update(model_name=model, seed=0, scores={"cross_host_generalization": {
+        "auroc_source": source, "auroc_target": target, "transfer_gap": source - target,
+        "excess_transfer_gap": 0.0}},
+        submission_path=f"submissions/{model}/0.1.0/linear_lowhet__seed0.json.gz")
+    return LeaderboardEntry.from_dict(doc)
+
+
 def test_random_cannot_top_the_transfer_ranking_with_the_smallest_gap():
     from icgbench.leaderboard.page import _rows
 
-    def transfer(model: str, source: float, target: float) -> LeaderboardEntry:
-        doc = copy.deepcopy(EXAMPLE)
-        doc.update(model_name=model, seed=0, scores={"cross_host_generalization": {
-            "auroc_source": source, "auroc_target": target, "transfer_gap": source - target,
-            "excess_transfer_gap": 0.0}},
-            submission_path=f"submissions/{model}/0.1.0/linear_lowhet__seed0.json.gz")
-        return LeaderboardEntry.from_dict(doc)
-
-    entries = [transfer("random", 0.49, 0.51), transfer("fitted", 0.80, 0.74)]
+    entries = [_transfer("random", 0.49, 0.51), _transfer("fitted", 0.80, 0.74)]
     rows = _rows(entries, [], "linear_lowhet", "cross_host_generalization")
     assert [r["model"] for r in rows] == ["fitted", "random"]
 
@@ -189,14 +190,6 @@ def test_hostile_notes_are_shown_on_one_short_line():
 def test_the_page_orders_transfer_rows_by_the_target_not_the_source():
     from icgbench.leaderboard.page import _rows
 
-    def transfer(model: str, source: float, target: float) -> LeaderboardEntry:
-        doc = copy.deepcopy(EXAMPLE)
-        doc.update(model_name=model, seed=0, scores={"cross_host_generalization": {
-            "auroc_source": source, "auroc_target": target, "transfer_gap": source - target,
-            "excess_transfer_gap": 0.0}},
-            submission_path=f"submissions/{model}/0.1.0/linear_lowhet__seed0.json.gz")
-        return LeaderboardEntry.from_dict(doc)
-
-    entries = [transfer("overfit", 0.95, 0.55), transfer("robust", 0.75, 0.72)]
+    entries = [_transfer("overfit", 0.95, 0.55), _transfer("robust", 0.75, 0.72)]
     rows = _rows(entries, [], "linear_lowhet", "cross_host_generalization")
     assert [r["model"] for r in rows] == ["robust", "overfit"]

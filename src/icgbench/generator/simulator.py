@@ -331,23 +331,22 @@ def subject_tables(parts: list[BlockResult]) -> dict[str, pa.Table]:
            for j, t in enumerate(HOST_TRAITS)}
         | {FRAILTY: _round(_concat(parts, lambda p: p.trajectories.frailty))})
     if held_out:
-        cf: dict[str, object] = {
-            "subject_id": _concat(held_out, lambda p: p.ids),
-            "split": _split_column(held_out),
-            "risk": _round(_concat(held_out, lambda p: p.risk[0])),
-        }
-        for r, name in enumerate(intervention_names(), start=1):
-            cf[f"risk__{name}"] = _round(_concat(held_out, lambda p, r=r: p.risk[r]))
-        tables["counterfactual_risks"] = table(cf)
-        reach: dict[str, object] = {
-            "subject_id": _concat(held_out, lambda p: p.ids),
-            "split": _split_column(held_out),
-            "risk": _round(_concat(held_out, lambda p: p.reachable[0])),
-        }
-        for r, name in enumerate(intervention_names(), start=1):
-            reach[f"risk__{name}"] = _round(_concat(held_out, lambda p, r=r: p.reachable[r]))
-        tables["reachable_risks"] = table(reach)
+        tables["counterfactual_risks"] = _risk_table(held_out, lambda p: p.risk)
+        tables["reachable_risks"] = _risk_table(held_out, lambda p: p.reachable)
     return tables
+
+
+def _risk_table(held_out: list[BlockResult], runs) -> pa.Table:
+    """Per held-out subject, one risk per run (``runs(block)`` is (runs, n): factual first,
+    then one row per intervention)."""
+    columns: dict[str, object] = {
+        "subject_id": _concat(held_out, lambda p: p.ids),
+        "split": _split_column(held_out),
+        "risk": _round(_concat(held_out, lambda p: runs(p)[0])),
+    }
+    for r, name in enumerate(intervention_names(), start=1):
+        columns[f"risk__{name}"] = _round(_concat(held_out, lambda p, r=r: runs(p)[r]))
+    return table(columns)
 
 
 def cohort_tables(variant: Variant, seed: Seed, months: int,
