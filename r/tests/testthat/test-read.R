@@ -25,8 +25,8 @@ test_that("numbers are read correctly rounded, not by R's own parser", {
                                 simplifyVector = TRUE)
   expect_identical(table$dose, exact)
   wrong <- which(as.numeric(text) != exact)
-  expect_true("0.718528" %in% text[wrong])
-  expect_identical(table$dose[text == "0.718528"], 718528 / 1e6)  # the literal misparses too
+  expect_gt(length(wrong), 0)  # R's own parser misreads some of these literals
+  expect_identical(table$dose[wrong], exact[wrong])
 })
 
 test_that("every table of the small tier reads, public and truth", {
@@ -87,7 +87,7 @@ test_that("the full tier's files are read when present", {
     skip("the full tier is not built (icgbench data build --tier full)")
   }
   full <- icg_release(root, "full")
-  expect_equal(unique(icg_cohorts(full)$seed), 1:3)
+  expect_equal(unique(icg_cohorts(full)$seed), 1:5)
   expect_error(icg_read_table(full, "subjects", "linear_lowhet"), "name one")
   expect_equal(nrow(icg_read_table(full, "train_outcomes", "linear_lowhet", seed = 2)), 3000)
 })

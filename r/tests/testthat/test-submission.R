@@ -72,7 +72,7 @@ test_that("icg_submission builds every block from data frames, with the release'
     intervention_conformity = data.frame(subject_id = test, proba = 0.5, dos),
     cross_host_generalization = data.frame(subject_id = target, proba = 0.5),
     structure_recovery = data.frame(source = "ROS", target = "inflammation", score = 1), k = 5)
-  expect_identical(sub$variant_hash, "8c82464cb8f3")
+  expect_identical(sub$variant_hash, "6ca653c6ed63")
   expect_identical(sub$data_version, release$descriptor$version)
   expect_identical(names(sub$latent_recovery$states), icg_states())
   expect_identical(sub$structure_recovery$k, 5L)
