@@ -254,3 +254,26 @@ def test_shipped_roots_are_what_brentq_solves_now() -> None:
     assert shipped.keys() == fresh.keys()
     for key, root in fresh.items():
         assert abs(shipped[key] - root) <= 1e-12 + 4 * np.finfo(float).eps * abs(root), key
+
+
+def test_the_target_site_proxy_calibration_is_the_same_in_every_block():
+    """Without the lab's per-reading noise, a target block's host proxies are an exact affine
+    map (gain, offset per proxy) of the same subjects' proxies read at the source site; the
+    map is the target site's calibration, one per cohort: the same in every block."""
+    v = dataclasses.replace(get_variant("partial_observability"), target_lab_noise_sd=0.0)
+    maps = []
+    for block in range(3):
+        target = sample_population(v, 4, "target_test", 50, block=block)
+        source = sample_population(v, 4, "target_test", 50, block=block, domain="source")
+        fitted = []
+        for j in range(target.proxies.shape[1]):
+            gain, offset = np.polyfit(source.proxies[:, j], target.proxies[:, j], 1)
+            np.testing.assert_allclose(gain * source.proxies[:, j] + offset,
+                                       target.proxies[:, j], atol=1e-9)
+            fitted.append((gain, offset))
+        maps.append(np.array(fitted))
+    assert np.abs(np.log(maps[0][:, 0])).max() > 0.05  # a calibration, not the identity
+    for other in maps[1:]:
+        np.testing.assert_allclose(other, maps[0], rtol=1e-9, atol=1e-12)
+    first = [sample_population(v, 4, "target_test", 50, block=b).host[0] for b in range(2)]
+    assert not np.array_equal(*first)  # while every block holds other subjects

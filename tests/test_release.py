@@ -277,6 +277,32 @@ def test_verify_accepts_same_content_written_differently(mini):
     assert verdict.content_verified == [r.name]
 
 
+def test_verify_and_the_cli_name_a_resource_whose_row_count_is_wrong(mini, capsys):
+    """The file is intact (same bytes, same hash) but the descriptor promises another number
+    of rows: the descriptor, not the file, is wrong, and the verifier must say where."""
+    doc = json.loads(mini.path.read_text())
+    name = "nonlinear_obs.s7.subjects.parquet"
+    r = next(x for x in doc["resources"] if x["name"] == name)
+    rows = pq.read_metadata(mini.base / r["path"]).num_rows
+    assert r["icgbench:rows"] == rows == sum(MINI.sizes.values())
+    r["icgbench:rows"] = rows + 1
+    mini.path.write_text(json.dumps(doc))
+    verdict = verify(load_descriptor(mini.path))
+    assert [str(p) for p in verdict.problems] == [f"{name}: {rows} rows, expected {rows + 1}"]
+    assert not verdict.ok and verdict.content_verified == []
+    assert main(["data", "verify", "--descriptor", str(mini.path)]) == 1
+    out = capsys.readouterr().out
+    assert f"FAIL {name}: {rows} rows, expected {rows + 1}" in out
+    assert "FAILED (1 problem(s))" in out
+    r["icgbench:rows"] = rows - 1  # fewer rows promised than held is as wrong
+    mini.path.write_text(json.dumps(doc))
+    assert main(["data", "verify", "--descriptor", str(mini.path), "--json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert not report["ok"]
+    assert report["problems"] == [{"resource": name,
+                                   "message": f"{rows} rows, expected {rows - 1}"}]
+
+
 def test_cli_verify_exit_codes_and_json(mini, capsys):
     assert main(["data", "verify", "--descriptor", str(mini.path), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)

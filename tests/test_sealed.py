@@ -257,3 +257,92 @@ def test_the_queue_is_checked_in_a_pull_request_and_admitted_after_the_merge(
         "nonlinear_obs", "linear_lowhet"}
     assert sorted(p.name for p in queue.iterdir()) == ["broken.json"]
     assert verify(board, tier="sealed")[1] == []  # the queue is not part of the board
+
+
+def _score_cli(submission: Path, release: Path, out: Path, capsys) -> tuple[int, str, str]:
+    """``icgbench score`` on the sealed release: (exit code, stdout, stderr)."""
+    from icgbench.cli import main
+
+    code = main(["score", str(submission), "--release", str(release), "--out", str(out)])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.mark.parametrize("text", [
+    pytest.param(KEY[:-2], id="too-short"),       # 31 bytes
+    pytest.param(KEY + "00", id="too-long"),      # 33 bytes, the real key and one more
+    pytest.param(KEY + KEY, id="twice-as-long"),  # 64 bytes
+    pytest.param(KEY[:-1], id="odd-length"),      # 63 hex digits
+    pytest.param(KEY[:-1] + "g", id="not-hex"),   # 64 characters, one not a hex digit
+])
+def test_score_refuses_a_key_of_the_wrong_length_or_not_hex(release, submission, tmp_path,
+                                                           monkeypatch, capsys, text):
+    """The key is refused as malformed (exit 2) before it is used, without being echoed: a
+    key that is merely longer than 32 bytes is not cut to size, nor one too short padded."""
+    monkeypatch.setenv(sealed.KEY_ENV, text)
+    out = tmp_path / "report.json"
+    code, stdout, err = _score_cli(submission, release, out, capsys)
+    assert code == 2, (stdout, err)
+    assert "ICGBENCH_SEALED_KEY must be 64 hex digits (a 256-bit key)" in err
+    assert "Traceback" not in err
+    assert KEY[:16] not in err + stdout and KEY[-16:] not in err + stdout
+    assert not out.exists()
+    with pytest.raises(UsageError, match="must be 64 hex digits"):
+        sealed.parse_key(text)
+
+
+@pytest.mark.parametrize("text", [KEY.upper(), f"  {KEY}\n"], ids=["upper-case", "padded"])
+def test_score_accepts_the_key_in_upper_case_or_with_surrounding_whitespace(
+        release, submission, tmp_path, monkeypatch, capsys, text):
+    monkeypatch.setenv(sealed.KEY_ENV, text)
+    out = tmp_path / "report.json"
+    code, _, err = _score_cli(submission, release, out, capsys)
+    assert code == 0, err
+    assert json.loads(out.read_text())["tier"] == "sealed"
+    assert sealed.parse_key(text) == bytes.fromhex(KEY)
+
+
+def _with_commitment(release: Path, root: Path, change) -> Path:
+    """A copy of the sealed release under ``root`` whose truth commitment ``change`` edited."""
+    import shutil
+
+    shutil.copytree(release, root)
+    path = root / tiers.SEALED.descriptor_path
+    doc = json.loads(path.read_text())
+    change(doc["icgbench:sealed"]["truth_commitment"])
+    path.write_text(json.dumps(doc))
+    return root
+
+
+def test_a_commitment_missing_a_truth_table_is_refused(release, submission, with_key,
+                                                       tmp_path, capsys):
+    """Every truth table must be committed to: one left out could be swapped unseen."""
+    copy_root = _with_commitment(release, tmp_path / "release",
+                                 lambda c: c[f"{VARIANT}.s0"].pop("test_outcomes"))
+    code, stdout, err = _score_cli(submission, copy_root, tmp_path / "report.json", capsys)
+    assert code == 1, (stdout, err)
+    assert f"the regenerated {VARIANT} cohort does not match sealed release" in err
+    assert "the commitment names" in err and "'test_outcomes'" in err
+    assert not (tmp_path / "report.json").exists()
+    d = load_descriptor(copy_root / tiers.SEALED.descriptor_path)
+    with pytest.raises(InvalidInputError, match="the commitment names"):
+        sealed.regenerate(d, VARIANT, 0, bytes.fromhex(KEY))
+
+
+def test_a_commitment_missing_a_whole_cohort_is_refused(release, submission, with_key,
+                                                        tmp_path, capsys):
+    copy_root = _with_commitment(release, tmp_path / "release",
+                                 lambda c: c.pop(f"{VARIANT}.s0"))
+    code, stdout, err = _score_cli(submission, copy_root, tmp_path / "report.json", capsys)
+    assert code == 1, (stdout, err)
+    assert "the commitment names []" in err
+    assert not (tmp_path / "report.json").exists()
+
+
+def test_a_commitment_with_an_extra_table_is_refused(release, with_key, tmp_path):
+    copy_root = _with_commitment(
+        release, tmp_path / "release",
+        lambda c: c[f"{VARIANT}.s0"].update(subjects="sha256:" + "0" * 64))
+    d = load_descriptor(copy_root / tiers.SEALED.descriptor_path)
+    with pytest.raises(InvalidInputError, match="truth table subjects"):
+        sealed.regenerate(d, VARIANT, 0, bytes.fromhex(KEY))

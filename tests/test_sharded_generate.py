@@ -141,3 +141,52 @@ def test_duckdb_and_dask_dataframe_read_the_dataset(one_shard):
     frame = dd.read_parquet(str(folder / "observations"))
     assert len(frame) == manifest["tables"]["observations"]["rows"]
     assert frame["visit_month"].max().compute() == REQUEST.months
+
+
+def _calibration_spy(monkeypatch) -> list[tuple[str, int, dict]]:
+    """Record every target-site recalibration: (calibration, rows, its stream's state).
+
+    The calibration is named by the module and the number of columns it rescales (the
+    measured host proxies, the KCC assays, the omics modules); the state is the stream's
+    at the moment the gains and offsets are drawn from it, so two equal states are the same
+    calibration.
+    """
+    from icgbench.generator import observation, population
+
+    seen: list[tuple[str, int, dict]] = []
+    for module in (population, observation):
+        original = module.recalibrated
+
+        def recalibrated(values, rng, *args, _original=original, _module=module.__name__):
+            seen.append((f"{_module.rsplit('.', 1)[-1]}:{values.shape[-1]}", values.shape[0],
+                         rng.bit_generator.state))
+            return _original(values, rng, *args)
+
+        monkeypatch.setattr(module, "recalibrated", recalibrated)
+    return seen
+
+
+def test_every_shard_and_block_of_the_target_site_shares_one_calibration(tmp_path,
+                                                                        monkeypatch):
+    """A cohort of many target blocks, written in 3 shards as `icgbench generate --shards 3`
+    does, is measured at one target site: its lab's gains and offsets (host proxies, assays,
+    omics) are drawn once per cohort, not once per block or shard."""
+    block = 40
+    request = Request(VARIANT, 5, {"train": block, "test": block, "target_test": 3 * block},
+                      6, block_size=block)
+    seen = _calibration_spy(monkeypatch)  # (the reference populations' rows are not 40)
+    shards = plan(request, 3)
+    target_shards = {i for i, s in enumerate(shards) for b in s if b.split == "target_test"}
+    assert len(target_shards) >= 2  # the target blocks are written by different shards
+    folder = tmp_path / "three"
+    folder.mkdir()
+    jobs = [ShardJob(request, i, b, str(folder)) for i, b in enumerate(shards)]
+    with run_tasks(write_shard, jobs) as results:
+        finish(folder, request, len(jobs), list(results))
+    calls = [(kind, state) for kind, rows, state in seen if rows == block]
+    kinds = {kind for kind, _ in calls}
+    assert len(kinds) == 3, kinds  # proxies, assays, omics
+    for kind in kinds:
+        states = [state for k, state in calls if k == kind]
+        assert len(states) == 3, kind  # one per target block
+        assert all(s == states[0] for s in states), f"{kind}: the calibration differs by block"

@@ -205,3 +205,47 @@ def test_calibrating_by_shd_is_recorded_and_grades_at_the_shd_k_star(tmp_path):
     assert report["tasks"]["structure_recovery"]["metrics"]["k"] == stars["shd"]
     assert sweep(cells, tmp_path, jobs=1, calibrate_by="f1").per_seed.iloc[0][
         "structure_recovery.k"] == stars["f1"]  # switching back re-scores at the F1 K*
+
+
+def test_a_worker_that_dies_mid_sweep_fails_its_cells_and_the_sweep_goes_on(
+        tmp_path, monkeypatch, capsys):
+    """`bench sweep --jobs 2`: the worker fitting correlation on the calibration cohort dies
+    (killed, as by the kernel's out-of-memory killer). The cells of that batch are recorded
+    as failed, the next batch runs on fresh workers, the command exits 1 without a
+    traceback, and a rerun finishes every cell."""
+    import os
+
+    model = MODELS["correlation"]
+    original = model.fit
+    marker = tmp_path / "died"
+
+    def fit(self, data):
+        if data.variant == COHORTS[0] and not marker.exists():
+            marker.touch()
+            os._exit(1)
+        return original(self, data)
+
+    monkeypatch.setattr(model, "fit", fit)
+    out = tmp_path / "sweep"
+    argv = ["bench", "sweep", "--models", "random", "correlation", "--cohorts", *COHORTS,
+            "--outdir", str(out), "--jobs", "2"]
+    code = main(argv)
+    captured = capsys.readouterr()
+    assert marker.exists()  # the worker did die
+    assert code == 1 and "Traceback" not in captured.err
+    failures = pd.read_csv(out / FAILURES)
+    assert set(failures.error_type) == {"BrokenProcessPool"}
+    failed = set(zip(failures.model, failures.cohort, strict=True))
+    assert ("correlation", COHORTS[0]) in failed  # the dead worker's cell
+    assert failed <= {(m, COHORTS[0]) for m in ("random", "correlation")}  # its batch only
+    per_seed = pd.read_csv(out / "per_seed.csv")
+    assert set(per_seed.cohort) == {COHORTS[1]}  # the next batch ran on fresh workers
+    assert len(per_seed) == 2
+    assert f"{len(failures)} of 4 cells failed" in captured.err
+
+    assert main(argv) == 0  # the rerun retries the failed cells only
+    capsys.readouterr()
+    per_seed = pd.read_csv(out / "per_seed.csv")
+    assert len(per_seed) == 4 and pd.read_csv(out / FAILURES).empty
+    assert (per_seed[per_seed.model == "correlation"]["structure_recovery.calibrated"]
+            == 1).all()

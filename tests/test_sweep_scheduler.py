@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import importlib.util
+import os
+from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -10,6 +13,7 @@ import pytest
 from conftest import require
 from icgbench.bench.sweep import TIMINGS, grid, sweep
 from icgbench.cli import main
+from icgbench.scheduling import Runner, run_tasks
 
 COHORTS = ["linear_lowhet", "misspecified_signs"]  # the first is the calibration cohort
 MODELS = ["random", "correlation"]
@@ -48,3 +52,45 @@ def test_a_malformed_scheduler_is_refused_before_anything_runs(tmp_path, capsys)
     assert exc.value.code == 2
     assert "expected processes, local or tcp://HOST:PORT, got 'slurm'" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
+
+
+DIES = 3  # the item whose worker dies, the first time it runs
+
+
+def _square_but_die_the_first_time(item: tuple[int, str]) -> int:
+    """``value ** 2``; the worker running item ``DIES`` dies abruptly (no exception, no
+    clean-up) unless the marker file says it has died once already."""
+    value, marker = item
+    if value == DIES and not os.path.exists(marker):
+        Path(marker).touch()
+        os._exit(1)
+    return value * value
+
+
+def test_a_worker_that_dies_fails_its_batch_cleanly_and_the_next_batch_runs(tmp_path):
+    """Runner.outcomes reports every task of a batch whose worker died (the dead worker's
+    task as an exception, never a hang or a crash of the caller), and the runner starts a
+    fresh pool for the next batch, as a sweep's calibration and main batches need."""
+    marker = str(tmp_path / "died")
+    items = [(i, marker) for i in range(8)]
+    with Runner("processes", jobs=2) as runner:
+        first = list(runner.outcomes(_square_but_die_the_first_time, items))
+        assert os.path.exists(marker)  # the worker did die
+        assert sorted(item for item, _ in first) == items  # every task reported, once
+        outcome = dict(first)
+        assert isinstance(outcome[items[DIES]], BrokenProcessPool)
+        for (value, _), result in first:
+            assert result == value * value or isinstance(result, BrokenProcessPool)
+        again = list(runner.outcomes(_square_but_die_the_first_time, items))
+        assert sorted(again) == [(item, item[0] ** 2) for item in items]
+        third = list(runner.outcomes(_square_but_die_the_first_time, items[:1]))
+        assert third == [(items[0], 0)]
+
+
+def test_run_tasks_raises_the_dead_workers_failure_instead_of_hanging(tmp_path):
+    items = [(i, str(tmp_path / "died")) for i in range(6)]
+    with pytest.raises(BrokenProcessPool), \
+            run_tasks(_square_but_die_the_first_time, items, jobs=2) as results:
+        list(results)
+    with run_tasks(_square_but_die_the_first_time, items, jobs=2) as results:
+        assert sorted(results) == [i * i for i in range(6)]
