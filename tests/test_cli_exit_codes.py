@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import shutil
+import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -264,3 +266,94 @@ def test_data_exit_code(mini_home, capsys, command, code):
     argv = DATA_MATRIX[command][code](root, url, bad, good)
     assert run(argv) == code, argv
     assert "Traceback" not in capsys.readouterr().err
+
+
+def _fingerprint(path: Path) -> tuple:
+    """What must not change about ``path``: its kind, its target if a link, its bytes."""
+    st = os.lstat(path)
+    if stat.S_ISLNK(st.st_mode):
+        return ("link", os.readlink(path), stat.S_IFMT(os.stat(path).st_mode))
+    return (stat.S_IFMT(st.st_mode), st.st_ino,
+            path.read_bytes() if stat.S_ISREG(st.st_mode) else None)
+
+
+def _score_onto(target: str) -> Callable[[World, Path], tuple[list, Path]]:
+    """``score SUB --out OUT``, OUT being ``target``: (argv, the path that must not change)."""
+
+    def make(w: World, t: Path) -> tuple[list, Path]:
+        sub = t / "sub.json"
+        shutil.copy(w.valid, sub)
+        out = t / "out"
+        if target == "itself":
+            out = sub
+        elif target == "a hard link":
+            os.link(sub, out)
+        elif target == "another spelling":
+            out = t / ".." / t.name / sub.name
+        elif target == "a link to /dev/null":  # the audit's --out /dev/null, through a link
+            out.symlink_to("/dev/null")  # in tmp: a broken check would replace the link only
+        elif target == "a FIFO":
+            os.mkfifo(out)
+        kept = out if target in ("a link to /dev/null", "a FIFO") else sub
+        return ["score", sub, "--out", out], kept
+
+    return make
+
+
+#: case -> (argv builder(world, tmp) -> (argv, the path that must not change), message)
+OUTPUTS: dict[str, tuple[Callable[[World, Path], tuple[list, Path]], str]] = {
+    **{f"score --out {t}": (_score_onto(t), "an input of this command")
+       for t in ("itself", "a hard link", "another spelling")},
+    "score --out a link to /dev/null": (_score_onto("a link to /dev/null"),
+                                        "it is a character device"),
+    "score --out a FIFO": (_score_onto("a FIFO"), "it is a FIFO"),
+    "bench baselines --out its own summary.csv": (
+        lambda w, t: (["bench", "baselines", "--inputdir", w.sweep, "--out",
+                       w.sweep / "summary.csv"], w.sweep / "summary.csv"),
+        "an input of this command"),
+}
+
+
+@pytest.mark.parametrize("case", list(OUTPUTS))
+def test_an_output_never_replaces_an_input_or_a_device(world, tmp_path, capsys, case):
+    make, message = OUTPUTS[case]
+    argv, kept = make(world, tmp_path)
+    before = _fingerprint(kept)
+    assert run(argv) == 2, argv
+    err = capsys.readouterr().err
+    assert "refusing to write the" in err and message in err and "Traceback" not in err, err
+    assert _fingerprint(kept) == before
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+
+
+@pytest.mark.parametrize("target", ["descriptor", "resource"])
+def test_data_pack_never_writes_over_the_release(mini_home, capsys, target):
+    good = mini_home[3]
+    d = load_descriptor(good)
+    out = good if target == "descriptor" else d.base / d.resources[0].path
+    before = out.read_bytes()
+    assert run(["data", "pack", "--out", out]) == 2
+    err = capsys.readouterr().err
+    assert "refusing to write the archive" in err and "an input of this command" in err
+    assert out.read_bytes() == before
+
+
+def test_a_template_never_writes_over_the_release(mini_home, capsys):
+    good = mini_home[3]
+    before = good.read_bytes()
+    assert run(["submission", "template", "--variant", "linear_lowhet", "--out", good]) == 2
+    assert "an input of this command" in capsys.readouterr().err
+    assert good.read_bytes() == before
+
+
+def test_download_never_installs_over_its_own_archive(mini_home, tmp_path, capsys):
+    good = mini_home[3]
+    dest = tmp_path / "dest"
+    dest.mkdir()
+    archive_file = dest / "datapackage.json"  # where the descriptor would be installed
+    archive.pack(load_descriptor(good), tmp_path / "r.tar.gz")
+    shutil.copy(tmp_path / "r.tar.gz", archive_file)
+    before = archive_file.read_bytes()
+    assert run(["data", "download", "--url", archive_file, "--to", dest]) == 2
+    assert "refusing to write the installed file" in capsys.readouterr().err
+    assert archive_file.read_bytes() == before

@@ -19,6 +19,7 @@ from icgbench.errors import InvalidInputError, UsageError
 from icgbench.release import archive, download, freeze
 from icgbench.release.verify import verify
 from release_helpers import MINI, mini_release, served
+from test_input_bounds import long_name_tar, pax_bomb
 
 
 @pytest.fixture()
@@ -212,3 +213,37 @@ def test_a_killed_build_leaves_staging_that_the_next_one_removes(mini, tmp_path)
     freeze.build(MINI, root)
     assert not list(data_dir.glob(".build.*"))
     assert verify(mini).ok
+
+
+def _sparse_member() -> bytes:
+    info = tarfile.TarInfo("linear_lowhet/seed7/graph.parquet")
+    info.type = tarfile.GNUTYPE_SPARSE
+    return gzip.compress(info.tobuf(format=tarfile.GNU_FORMAT) + b"\0" * 1024)
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda: pax_bomb(64), "an extended header of 67108864 bytes at offset 0 (at most 65536"),
+    (lambda: long_name_tar(100 * 1024), "an extended header of 10"),
+    (_sparse_member, "sparse member"),
+])
+def test_archive_headers_are_bounded_before_tarfile_reads_them(make, message, mini, tmp_path,
+                                                               monkeypatch, capsys):
+    """tarfile reads a pax header whole: 2 GB of one took 2 GB of memory (a 2 MB file)."""
+    path = tmp_path / "hostile.tar.gz"
+    path.write_bytes(make())
+    monkeypatch.setattr("icgbench.data.tier_descriptor", lambda tier: mini)
+    dest = tmp_path / "dest"
+    assert main(["data", "download", "--url", str(path), "--to", str(dest)]) == 1
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err, err
+    assert not dest.exists() or _installed_files(dest) == set()
+
+
+def test_long_member_names_are_cut_short_in_messages(mini, tmp_path, monkeypatch, capsys):
+    path = tmp_path / "long.tar.gz"
+    path.write_bytes(long_name_tar(60_000))  # a 100 MB name once made 200 MB of error text
+    monkeypatch.setattr("icgbench.data.tier_descriptor", lambda tier: mini)
+    assert main(["data", "download", "--url", str(path), "--to", str(tmp_path / "d")]) == 1
+    err = capsys.readouterr().err
+    assert "is not in the descriptor" in err and "59800 more characters" in err
+    assert len(err) < 1000

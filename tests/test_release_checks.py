@@ -1,21 +1,36 @@
-"""The value-level checks of ``data verify``, one rule at a time on tiny hand-made tables.
+"""The checks of ``data verify``: each value-level rule on tiny hand-made tables, then the
+release folder itself as hostile input.
 
-``tests/test_release.py`` tampers with real release files; these pin each rule of
-``release.verify`` (required, bounds, enum, pattern, unique, primary and foreign keys, and
-the statistics that stand in for decoding) where a wrong rule gives another answer.
+``tests/test_release.py`` tampers with real release files; the first tests here pin each
+rule of ``release.verify`` (required, bounds, enum, pattern, unique, primary and foreign
+keys, and the statistics that stand in for decoding) where a wrong rule gives another
+answer. The last ones hand the commands release files that are FIFOs or devices, a
+compressed bomb in place of a ``.csv.gz`` and malformed descriptors: each is refused at
+once, with a message and an exit code, never a hang, a blow-up or a traceback.
 """
 
 from __future__ import annotations
 
+import gzip
+import hashlib
 import io
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from icgbench.cli import main
 from icgbench.release.verify import (
     ColumnSummary,
     bounded_columns,
+    csv_gz_digest,
     decoded_columns,
     distinct_rows,
     field_problems,
@@ -23,6 +38,9 @@ from icgbench.release.verify import (
     parquet_summaries,
     summarize,
 )
+from release_helpers import mini_release
+from scoring_helpers import template
+from test_input_bounds import ROOT, csv_bomb, small_release
 
 SCHEMA = {
     "fields": [
@@ -139,3 +157,89 @@ def test_foreign_keys_name_the_missing_value_and_an_unreadable_reference():
     unreadable = foreign_key_problems(table, schema, lambda resource, field: None)
     assert unreadable == ["foreign key 'subject' references subjects.id, which could not be "
                           "read"]
+
+
+# --- hostile release folders: files that are not files, bombs, malformed descriptors ---
+
+def _cli(*argv: object, timeout: float = 60) -> subprocess.CompletedProcess:
+    """``icgbench ARGV`` in a child process (a hang fails the test instead of blocking it)."""
+    return subprocess.run([sys.executable, "-m", "icgbench", *map(str, argv)],
+                          capture_output=True, text=True, timeout=timeout, cwd=ROOT,
+                          check=False)
+
+
+def _path_of(d, suffix: str) -> Path:
+    return d.base / next(r.path for r in d.resources if r.path.endswith(suffix))
+
+
+def test_release_files_that_are_not_files_are_refused_at_once(tmp_path):
+    d = mini_release(tmp_path)
+    fifo = _path_of(d, "graph.parquet")
+    fifo.unlink()
+    os.mkfifo(fifo)  # once read with read_bytes: verify hung
+    zero = _path_of(d, "subjects.csv.gz")
+    zero.unlink()
+    zero.symlink_to("/dev/zero")  # once read to the end: the kernel killed verify at 23 GB
+    result = _cli("data", "verify", "--descriptor", d.path)
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    assert "is a FIFO (named pipe); only regular files are read" in result.stdout
+    assert "is a character device; only regular files are read" in result.stdout
+
+
+def test_a_descriptor_that_is_a_fifo_is_refused_at_once(tmp_path):
+    fifo = tmp_path / "datapackage.json"
+    os.mkfifo(fifo)
+    result = _cli("data", "verify", "--descriptor", fifo)
+    assert result.returncode == 2 and "FIFO" in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_a_truth_table_that_is_a_fifo_is_refused_at_once(tmp_path):
+    root = small_release(tmp_path)
+    truth = root / "datasets/small/linear_lowhet/seed0/test_outcomes.parquet"
+    truth.unlink()
+    os.mkfifo(truth)
+    submission = tmp_path / "s.json"
+    submission.write_text(json.dumps(template()))
+    result = _cli("score", submission, "--release", root, "--out", tmp_path / "r.json")
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    assert "test_outcomes.parquet: " in result.stderr and "FIFO" in result.stderr
+    assert not (tmp_path / "r.json").exists()
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda text: text.replace('"version": ', '"version": "0", "version": ', 1),
+     "duplicate object key 'version'"),
+    (lambda text: text.replace('"resources": [', '"resources": [{}, ', 1),
+     r"resources\[0\] lacks 'name'"),
+    (lambda text: text.replace('"icgbench:cohorts": [', '"icgbench:cohorts": [7, ', 1),
+     r"icgbench:cohorts\[0\] is not an object"),
+    (lambda text: text[:-2] + ', "bytes": NaN}', "NaN is not valid JSON"),
+])
+def test_a_malformed_descriptor_is_refused_by_the_strict_parser(edit, message, tmp_path, capsys):
+    d = mini_release(tmp_path)
+    d.path.write_text(edit(d.path.read_text()))
+    assert main(["data", "verify", "--descriptor", str(d.path)]) == 1
+    err = capsys.readouterr().err
+    assert re.search(message, err) and "Traceback" not in err, err
+
+
+def test_a_tampered_csv_gz_is_inflated_only_as_far_as_a_genuine_one_could(tmp_path, capsys):
+    d = mini_release(tmp_path)
+    path = _path_of(d, "observations.csv.gz")
+    path.write_bytes(csv_bomb(1024))  # 1 GiB of CSV text once inflated whole, in memory
+    start = time.monotonic()
+    assert main(["data", "verify", "--descriptor", str(d.path)]) == 1
+    assert time.monotonic() - start < 5
+    out = capsys.readouterr().out
+    assert "observations.csv: altered" in out
+
+
+def test_the_csv_text_digest_streams_every_member():
+    text = b"a,b\n" + b"1,2\n" * 1000
+    digest = "sha256:" + hashlib.sha256(text).hexdigest()
+    assert csv_gz_digest(gzip.compress(text), len(text)) == digest
+    assert csv_gz_digest(gzip.compress(text[:7]) + gzip.compress(text[7:]), len(text)) == digest
+    assert csv_gz_digest(gzip.compress(text), len(text) - 1) is None
+    assert csv_gz_digest(gzip.compress(text)[:-9], len(text)) is None  # truncated
+    assert csv_gz_digest(b"not gzip", 100) is None

@@ -1,14 +1,21 @@
-"""`icgbench data download`: mirrors in order, retries, the per-user cache, local paths.
+"""`icgbench data download`: mirrors in order, retries, the per-user cache, local paths,
+the time limit and the minimum rate.
 
-Real HTTP servers on 127.0.0.1 stand in for the mirrors; the archives are real.
+Real HTTP servers on 127.0.0.1 stand in for the mirrors (one of them drips a byte at a
+time); the archives are real.
 """
 
 from __future__ import annotations
 
+import contextlib
+import http.server
 import json
+import logging
+import threading
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
-import pooch.core
 import pytest
 
 from icgbench.cli import main
@@ -23,7 +30,7 @@ from release_helpers import mini_release, served
 def home(tmp_path, monkeypatch):
     home = tmp_path / "home"
     monkeypatch.setenv("ICGBENCH_HOME", str(home))
-    monkeypatch.setattr(pooch.core.time, "sleep", lambda seconds: None)  # retries at once
+    monkeypatch.setattr(download, "BACKOFF_SECONDS", 0.0)  # retries at once
     return home
 
 
@@ -61,6 +68,7 @@ def _installed(d: Descriptor, dest: Path) -> bool:
 
 
 def test_mirrors_are_tried_in_order_past_a_failing_one(mini, www, tmp_path, caplog):
+    caplog.set_level(logging.INFO, logger="icgbench")
     hits: list[str] = []
     with served(www, failures=-1, requests=hits) as down, served(www) as up:
         d = _with_mirrors(mini, [f"{down}/release.tar.gz", f"{up}/tampered.tar.gz",
@@ -190,3 +198,80 @@ def test_the_committed_full_tier_lists_its_mirrors():
     from icgbench.release.tiers import TIERS
 
     assert tier_descriptor("full").mirrors == list(TIERS["full"].mirrors)
+
+
+class _Drip(http.server.BaseHTTPRequestHandler):
+    """Promises a megabyte, then sends one byte every ``interval`` seconds (0: never)."""
+
+    interval = 0.1
+    stop: threading.Event
+
+    def log_message(self, *args):
+        pass
+
+    def do_GET(self):
+        self.send_response(200)
+        self.send_header("Content-Length", str(1 << 20))
+        self.end_headers()
+        self.wfile.flush()
+        try:
+            while not self.stop.wait(self.interval or 0.05):
+                if self.interval:
+                    self.wfile.write(b"x")
+                    self.wfile.flush()
+        except OSError:  # the client hung up: what the test wants
+            pass
+
+
+@contextlib.contextmanager
+def dripping(interval: float) -> Iterator[str]:
+    """An HTTP server on 127.0.0.1 that answers every request with a slow drip."""
+    stop = threading.Event()
+    handler = type("Drip", (_Drip,), {"interval": interval, "stop": stop})
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    httpd.daemon_threads = True
+    threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.02},
+                     daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}/release.tar.gz"
+    finally:
+        stop.set()
+        httpd.shutdown()
+        httpd.server_close()
+
+
+def _download_cli(mini, monkeypatch, tmp_path, *argv: str) -> tuple[int, float]:
+    """``icgbench data download --to DEST ARGV`` of the mini tier: (exit code, seconds)."""
+    monkeypatch.setattr("icgbench.data.tier_descriptor", lambda tier: mini)
+    start = time.monotonic()
+    code = main(["data", "download", "--to", str(tmp_path / "dest"), *argv])
+    return code, time.monotonic() - start
+
+
+@pytest.mark.parametrize("interval, options, reason", [
+    (0.1, ["--timeout", "1", "--min-rate", "0"], "gave up after 1 s"),
+    (0, ["--timeout", "1", "--min-rate", "0"], "no data for 1 s"),
+    (0.1, ["--timeout", "2", "--min-rate", "1000"], "too slow"),  # checked from 0.5 s
+])
+def test_a_dripping_server_is_cut_off(interval, options, reason, mini, tmp_path, monkeypatch,
+                                      capsys):
+    """A byte now and then kept a download alive forever: the deadline (--timeout, retries
+    included) and the minimum rate (--min-rate, from a quarter of the deadline) end it."""
+    with dripping(interval) as url:
+        code, seconds = _download_cli(mini, monkeypatch, tmp_path, "--url", url, *options)
+    err = capsys.readouterr().err
+    assert code == 2 and reason in err and "Traceback" not in err, err
+    assert seconds < 3
+    assert not (tmp_path / "dest").exists() or not any((tmp_path / "dest").rglob("*.parquet"))
+    assert not list((tmp_path / "home" / "cache").glob("*"))  # no partial download kept
+
+
+def test_a_404_is_not_retried_and_is_reported_once(mini, www, tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(download, "BACKOFF_SECONDS", 5.0)  # a retry would show in the time
+    hits: list[str] = []
+    with served(www, requests=hits) as url:
+        code, seconds = _download_cli(mini, monkeypatch, tmp_path, "--url",
+                                         f"{url}/none.tar.gz", "--retries", "3")
+    err = capsys.readouterr().err
+    assert code == 2 and hits == ["/none.tar.gz"] and seconds < 2
+    assert err.count("HTTP 404") == 1, err

@@ -190,3 +190,24 @@ def test_every_shard_and_block_of_the_target_site_shares_one_calibration(tmp_pat
         states = [state for k, state in calls if k == kind]
         assert len(states) == 3, kind  # one per target block
         assert all(s == states[0] for s in states), f"{kind}: the calibration differs by block"
+
+
+def _dies_on_the_second_shard(job: ShardJob) -> dict:
+    """A worker that dies (as the kernel's OOM killer would end it) on shard 1."""
+    import os
+
+    if job.index == 1:
+        os._exit(1)
+    return write_shard(job)
+
+
+def test_a_worker_that_dies_ends_generate_with_a_message_and_nothing_written(
+        tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr("icgbench.dataset.write_shard", _dies_on_the_second_shard)
+    out = tmp_path / "out"
+    code = main(["generate", "--variant", "linear_lowhet", "--seed", "1", "--n-subjects",
+                 "300", "--months", "12", "--jobs", "2", "--shards", "2", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert "a worker process died" in err and "Traceback" not in err
+    assert not out.exists()

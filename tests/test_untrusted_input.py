@@ -167,9 +167,12 @@ def test_the_oracle_name_is_allowed_with_the_oracle_flag():
 def test_a_huge_value_is_not_echoed_whole_in_the_message(capsys):
     doc = template()
     doc["model"]["description"] = "x" * 50_000_000
-    errors = _errors(_bytes(doc))
+    errors = _errors(doc)
     assert errors[0].startswith("$.model.description")
     assert max(map(len, errors)) < 1000 and "characters omitted" in errors[0]
+    errors = _errors(_bytes(doc))  # from a file: refused while parsing, before the schema
+    assert errors == ["$: a string of 50000000 characters (in the member 'description') is "
+                      "over the limit of 65536"]
 
 
 def test_gzip_must_be_one_member_with_nothing_after_it():
@@ -221,10 +224,12 @@ def _bomb(path: Path, megabytes: int) -> None:
 
 
 PEAK = """
-import resource, sys
+import sys
 from icgbench.cli import main
 code = main(sys.argv[1:])
-print(f"peak_kb={resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}", file=sys.stderr)
+with open("/proc/self/status") as status:  # VmHWM: ru_maxrss would count the parent's too
+    peak = next(line.split()[1] for line in status if line.startswith("VmHWM:"))
+print(f"peak_kb={peak}", file=sys.stderr)
 sys.exit(code)
 """
 
@@ -272,3 +277,59 @@ def test_an_overflowing_r2_is_computed_without_a_warning():
         warnings.simplefilter("error")
         assert r2(np.array([-6e153, 6e153]), np.array([6e153, -6e153])) == pytest.approx(-3.0)
         assert r2(np.array([0.0, 1.0]), np.array([1e308, -1e308])) == LOWEST
+
+
+LARGEST = str(int(sys.float_info.max))  # 309 digits, 1.797...e308
+
+
+@pytest.mark.parametrize("literal, finite", [
+    ("1" + "0" * 308, True),  # 10^308: 309 digits, once called "not finite"
+    ("-1" + "0" * 308, True),
+    (LARGEST, True),
+    ("2" + "0" * 308, False),  # 309 digits, beyond the largest double
+    ("1" + "0" * 309, False),
+    ("-" + "9" * 400, False),
+])
+def test_integers_are_finite_exactly_up_to_the_largest_double(literal, finite, tmp_path,
+                                                               capsys):
+    doc = template()
+    doc["latent_recovery"]["states"]["ROS"][0] = "@@"
+    path = tmp_path / "s.json"
+    path.write_bytes(_bytes(doc).replace(b'"@@"', literal.encode()))
+    assert main(["validate", str(path)]) == (0 if finite else 1)
+    out = capsys.readouterr().out
+    assert finite or "$.latent_recovery.states.ROS[0]: number is not finite" in out, out
+
+
+@pytest.mark.parametrize("first, refusal", [
+    ("a", "$: a string of 800001 characters (in the member 'description') is over the limit"),
+    ("\U0001f600", "$: parsing this document would need about"),
+])
+def test_a_wide_character_counts_the_whole_text_at_four_bytes(first, refusal, tmp_path,
+                                                              capsys):
+    """One emoji makes Python store a whole string 4 bytes a character: 300 MB of 'a'
+    after one took 3.6 GB. The same document in ASCII parses (and its string is refused)."""
+    doc = template()
+    doc["model"]["description"] = first + "a" * 800_000
+    path = tmp_path / "s.json.gz"
+    path.write_bytes(gzip.compress(json.dumps(doc, ensure_ascii=False).encode(), 1))
+    assert main(["validate", str(path), "--max-bytes", "1100000"]) == 1
+    out = capsys.readouterr().out
+    assert refusal in out, out
+
+
+def test_the_parse_cost_counts_widths_escapes_and_members():
+    from icgbench.untrusted import BYTES_PER_ITEM, BYTES_PER_MEMBER, CostMeter, parse_cost
+
+    ascii_text = b'["' + b"a" * 1000 + b'"]'
+    assert parse_cost(ascii_text) == 3 * len(ascii_text) + BYTES_PER_ITEM
+    wide = '["\u0101'.encode() + b"a" * 1000 + b'"]'  # U+0101: 2 bytes a character
+    assert parse_cost(wide) == 5 * len(wide) + BYTES_PER_ITEM
+    astral = '["\U0001f600'.encode() + b"a" * 1000 + b'"]'
+    assert parse_cost(astral) == 9 * len(astral) + BYTES_PER_ITEM
+    escaped = b'["\\ud83d\\ude00' + b"a" * 1000 + b'"]'  # ASCII text, a 4-byte string
+    assert parse_cost(escaped) == 6 * len(escaped) + BYTES_PER_ITEM
+    assert parse_cost(b'{"a": 1, "b": 2}') == 3 * 16 + 2 * BYTES_PER_ITEM + 2 * BYTES_PER_MEMBER
+    meter = CostMeter()  # an escape cut in two by the chunks of a stream still counts
+    meter.add(b'["\\ud8')
+    assert meter.add(b'3d\\ude00"]') == parse_cost(b'["\\ud83d\\ude00"]')

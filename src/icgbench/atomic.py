@@ -1,10 +1,13 @@
 """Writes that are all-or-nothing, and staging folders that clean up after a crash.
 
-A file is written to a temporary file in the same folder and renamed into place. A folder
-of outputs is built in a *staging folder* beside its target and installed by renames. A
-staging folder holds an exclusively locked ``.owner`` file for as long as its process
-lives, so a later run can tell the leftovers of a killed process (the lock is free) from
-the work of a live one (the lock is held) and remove only the former.
+A file is written to a temporary file in the same folder and renamed into place, and
+only over nothing or a regular file that is not an input of the same command
+(:func:`check_output`): a rename would replace a device node, and a report written over
+the submission it grades destroys the submission. A folder of outputs is built in a
+*staging folder* beside its target and installed by renames. A staging folder holds an
+exclusively locked ``.owner`` file for as long as its process lives, so a later run can
+tell the leftovers of a killed process (the lock is free) from the work of a live one (the
+lock is held) and remove only the former.
 """
 
 from __future__ import annotations
@@ -13,13 +16,15 @@ import contextlib
 import fcntl
 import os
 import shutil
+import stat
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from icgbench import failpoints
 from icgbench.errors import UsageError
+from icgbench.untrusted import kind_of
 
 OWNER = ".owner"
 STAGING_SUFFIX = ".staging"
@@ -41,9 +46,37 @@ def ensure_writable_dir(path: Path) -> Path:
     return path
 
 
-def write_bytes(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` atomically (readers see the old file or the new one)."""
+def check_output(path: Path, inputs: Iterable[Path] = (), what: str = "output") -> Path:
+    """``path``, when writing it replaces nothing or a regular file other than ``inputs``.
+
+    Raises UsageError (exit 2) naming the reason when ``path`` is a folder, a device, a FIFO
+    or anything but a regular file, or when it is the same file as one of ``inputs``
+    (compared by device and inode, so links and other spellings are caught).
+    """
     path = Path(path)
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return path  # nothing there yet (or unreachable: writing says why)
+    if not stat.S_ISREG(mode):
+        raise UsageError(f"refusing to write the {what} to {path}: it is {kind_of(mode)}, "
+                         "not a regular file")
+    for source in inputs:
+        try:
+            same = os.path.samefile(path, source)
+        except OSError:
+            continue
+        if same:
+            shown = "" if Path(source) == path else f" (the same file as {source})"
+            raise UsageError(f"refusing to write the {what} to {path}: it is an input of "
+                             f"this command{shown}; choose another file")
+    return path
+
+
+def write_bytes(path: Path, data: bytes, inputs: Iterable[Path] = ()) -> None:
+    """Write ``data`` to ``path`` atomically (readers see the old file or the new one),
+    never over anything :func:`check_output` refuses."""
+    path = check_output(Path(path), inputs)
     ensure_writable_dir(path.parent)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
@@ -72,9 +105,9 @@ def _umask() -> int:
     return mask
 
 
-def write_text(path: Path, text: str) -> None:
-    """Write UTF-8 ``text`` to ``path`` atomically."""
-    write_bytes(path, text.encode("utf-8"))
+def write_text(path: Path, text: str, inputs: Iterable[Path] = ()) -> None:
+    """Write UTF-8 ``text`` to ``path`` atomically (see :func:`write_bytes`)."""
+    write_bytes(path, text.encode("utf-8"), inputs)
 
 
 def _owner_is_gone(folder: Path) -> bool:

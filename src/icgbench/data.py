@@ -11,23 +11,21 @@ Truth tables must be asked for with ``role="truth"``: fitting a model never need
 
 from __future__ import annotations
 
-import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
 from icgbench import contract
-from icgbench.errors import InvalidInputError, UsageError
+from icgbench.errors import UsageError
 from icgbench.release import encode
-from icgbench.release.descriptor import Descriptor, Resource, load_descriptor
+from icgbench.release.descriptor import Descriptor, load_descriptor
+from icgbench.release.files import checked_bytes
 from icgbench.release.locate import release_root
 from icgbench.release.tiers import get_tier
 
 if TYPE_CHECKING:
     import pandas as pd
-
-log = logging.getLogger(__name__)
 
 
 def tier_descriptor(tier: str = "small", root: Path | None = None) -> Descriptor:
@@ -56,30 +54,6 @@ def default_seed(d: Descriptor, variant: str) -> int:
         raise UsageError(f"the {d.tier} tier has no cohort of variant {variant!r}; "
                          f"variants: {', '.join(known)}")
     return seeds[0]
-
-
-def _same_content(r: Resource, data: bytes) -> bool:
-    """Whether bytes that differ from the release's hold its values (another writer's
-    Parquet bytes); checked only then, so reading a release file never imports it."""
-    from icgbench.release.verify import content_matches
-
-    return content_matches(r, data, contract.table_schema(r.table))
-
-
-def checked_bytes(d: Descriptor, r: Resource) -> bytes:
-    """The bytes of one release file, after checking them against the descriptor."""
-    path = d.base / r.path
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        hint = ("" if d.tier == "small" else
-                f"; build it with `icgbench data build --tier {d.tier}` or download it")
-        raise UsageError(f"missing release file {path}{hint}") from None
-    if encode.sha256_bytes(data) != r.hash and not _same_content(r, data):
-        raise InvalidInputError(f"release file {path} does not match the descriptor "
-                                "(altered or corrupt); run `icgbench data verify`")
-    log.debug("read %s (%d bytes, hash checked)", path, len(data))
-    return data
 
 
 def load_arrow(variant: str, table: str, seed: int | None = None, tier: str = "small",

@@ -8,6 +8,11 @@ strictly: no NaN/Infinity literals, no duplicate object keys, no byte-order mark
 integer literal too large for a double is read as an infinity, so that the finiteness
 check that follows reports it with its JSON path instead of an overflow deep in numpy.
 
+Parsing is refused *before* it starts when it could need more memory than its budget
+(:func:`parse_cost`): the bytes, the decoded text and the parsed strings at the width
+Python stores them (1, 2 or 4 bytes a character: one emoji makes a whole string 4 bytes
+a character), plus the objects each value and each object member become.
+
 Errors are :class:`InputProblem` with a plain message; callers wrap them in the error of
 their layer (a submission's ``SubmissionInvalid``, a board's ``InvalidInputError``).
 """
@@ -16,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 import zlib
 from pathlib import Path
@@ -23,13 +29,23 @@ from typing import Any
 
 GZIP_MAGIC = b"\x1f\x8b"
 CHUNK = 1 << 20
-#: Decimal digits beyond which an integer literal cannot be a finite double (10**309 > max).
+#: Decimal digits of the largest finite double (1.797...e308): an integer literal with
+#: more digits is beyond it; one with exactly as many is converted and checked.
 _MAX_FINITE_DIGITS = 309
-#: Parsing cost: bytes of Python objects per JSON value, a deliberately high estimate (a
-#: float in a list takes about 36 bytes, a subject id about 65 with its text counted twice).
-BYTES_PER_VALUE = 40
+#: Parsing cost beyond the text, in bytes, of each list item or member (a comma) and of
+#: each object member (a colon): measured worst cases are 72 (an empty object in a list)
+#: and about 210 more for a member with a unique key (key, pair, dict entry).
+BYTES_PER_ITEM = 72
+BYTES_PER_MEMBER = 216
 #: Parsing may use this many bytes of memory per byte of the size limit.
 MEMORY_PER_BYTE_LIMIT = 8
+#: Lead bytes of UTF-8 characters above U+00FF (2 bytes each in a str) and above U+FFFF (4).
+_BELOW_WIDE = bytes(range(0xC4))
+_BELOW_ASTRAL = bytes(range(0xF0))
+_ESCAPE = re.compile(rb"\\u")
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89abAB]")
+#: Longest name or value quoted back in a message.
+SHOWN_CHARS = 200
 
 
 class InputProblem(ValueError):
@@ -40,13 +56,35 @@ class InputProblem(ValueError):
         self.kind = kind
 
 
-def _kind_of(mode: int) -> str:
+def shown(text: str, limit: int = SHOWN_CHARS) -> str:
+    """``text`` cut to ``limit`` characters for a message (``...`` and the count omitted)."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text) - limit} more characters)"
+
+
+def kind_of(mode: int) -> str:
+    """What a file of ``mode`` is, in words ("a FIFO (named pipe)", "a folder", ...)."""
     for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
                        (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
                        (stat.S_ISSOCK, "a socket"), (stat.S_ISLNK, "a symbolic link")):
         if test(mode):
             return name
     return "not a regular file"
+
+
+def regular_file(path: Path) -> Path:
+    """``path`` if it is a regular file (or a link to one), for readers that take a path
+    (pyarrow, pandas); FileNotFoundError when missing, InputProblem when not a file."""
+    try:
+        mode = os.stat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        raise FileNotFoundError(path) from None
+    except OSError as exc:
+        raise InputProblem(f"cannot read {path}: {exc.strerror or exc}", "type") from None
+    if not stat.S_ISREG(mode):
+        raise InputProblem(f"{path} is {kind_of(mode)}; only regular files are read", "type")
+    return Path(path)
 
 
 def read_regular(path: Path, max_bytes: int, *, follow_symlinks: bool = True) -> bytes:
@@ -73,7 +111,7 @@ def read_regular(path: Path, max_bytes: int, *, follow_symlinks: bool = True) ->
     try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
-            raise InputProblem(f"{path} is {_kind_of(mode)}; only regular files are read",
+            raise InputProblem(f"{path} is {kind_of(mode)}; only regular files are read",
                                "type")
         chunks, total = [], 0
         while True:
@@ -89,10 +127,56 @@ def read_regular(path: Path, max_bytes: int, *, follow_symlinks: bool = True) ->
         os.close(fd)
 
 
+def char_width(data: bytes) -> int:
+    """Bytes a character of the str that UTF-8 ``data`` decodes to (Python's 1, 2 or 4)."""
+    if data.isascii():
+        return 1
+    wide = data.translate(None, _BELOW_WIDE)
+    if not wide:
+        return 1
+    return 4 if wide.translate(None, _BELOW_ASTRAL) else 2
+
+
+def _escape_width(data: bytes) -> int:
+    """The widest character a ``\\u`` escape in ``data`` may stand for (1 without any)."""
+    if not _ESCAPE.search(data):
+        return 1
+    return 4 if _SURROGATE_ESCAPE.search(data) else 2
+
+
+class CostMeter:
+    """The running :func:`parse_cost` of a document read in pieces."""
+
+    def __init__(self) -> None:
+        self.size = self.items = self.members = 0
+        self.text = self.strings = 1
+        self._tail = b""
+
+    def add(self, block: bytes) -> int:
+        """Count ``block`` in; the cost of everything so far."""
+        self.size += len(block)
+        self.items += block.count(b",")
+        self.members += block.count(b":")
+        self.text = max(self.text, char_width(block))
+        self.strings = max(self.strings, self.text, _escape_width(block),
+                           _escape_width(self._tail + block[:6]))
+        self._tail = block[-6:]
+        return self.cost
+
+    @property
+    def cost(self) -> int:
+        return ((1 + self.text + self.strings) * self.size + BYTES_PER_ITEM * (self.items + 1)
+                + BYTES_PER_MEMBER * self.members)
+
+
 def parse_cost(data: bytes) -> int:
-    """An upper estimate of the memory, in bytes, that parsing ``data`` as JSON needs."""
-    values = data.count(b",") + data.count(b":") + 1
-    return 2 * len(data) + BYTES_PER_VALUE * values
+    """An upper estimate of the memory, in bytes, that parsing ``data`` as JSON needs.
+
+    The bytes, the decoded text and every parsed string at the width Python stores them
+    (one wide character widens the whole text, a ``\\u`` escape the strings), plus each
+    value and object member.
+    """
+    return CostMeter().add(data)
 
 
 def memory_budget(max_bytes: int) -> int:
@@ -102,7 +186,7 @@ def memory_budget(max_bytes: int) -> int:
 
 def _over_budget(cost: int, budget: int) -> InputProblem:
     return InputProblem(f"parsing this document would need about {cost} bytes of memory, "
-                        f"over the limit of {budget} (8 x the size limit)", "size")
+                        f"over the limit of {budget}", "size")
 
 
 def gunzip(data: bytes, max_bytes: int, max_memory: int | None = None) -> bytes:
@@ -113,7 +197,8 @@ def gunzip(data: bytes, max_bytes: int, max_memory: int | None = None) -> bytes:
     """
     decompressor = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
     chunks: list[bytes] = []
-    size = cost = 0
+    size = 0
+    meter = CostMeter()
     pending = data
     try:
         while not decompressor.eof:
@@ -124,10 +209,8 @@ def gunzip(data: bytes, max_bytes: int, max_memory: int | None = None) -> bytes:
             if size > max_bytes:
                 raise InputProblem(f"decompressed content is over the limit of {max_bytes} "
                                    "bytes", "size")
-            if max_memory is not None:
-                cost += parse_cost(block)
-                if cost > max_memory:
-                    raise _over_budget(cost, max_memory)
+            if max_memory is not None and meter.add(block) > max_memory:
+                raise _over_budget(meter.cost, max_memory)
             chunks.append(block)
             if not block and not pending:
                 break
@@ -142,43 +225,7 @@ def gunzip(data: bytes, max_bytes: int, max_memory: int | None = None) -> bytes:
     return b"".join(chunks)
 
 
-def read_json(data: bytes, max_bytes: int) -> Any:
-    """A document from file bytes: gunzipped if gzip, parsed strictly, within the limits."""
-    budget = memory_budget(max_bytes)
-    if data[:2] == GZIP_MAGIC:
-        return loads(gunzip(data, max_bytes, budget))
-    if parse_cost(data) > budget:
-        raise _over_budget(parse_cost(data), budget)
-    return loads(data)
-
-
-def _reject_constant(name: str) -> Any:
-    raise InputProblem(f"{name} is not valid JSON (use a finite number or null)")
-
-
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise InputProblem(f"duplicate object key {key!r}")
-        out[key] = value
-    return out
-
-
-def _integer(text: str) -> int | float:
-    """An integer literal; one too large for a double becomes a signed infinity."""
-    if len(text.lstrip("-")) >= _MAX_FINITE_DIGITS:
-        return float("-inf") if text.startswith("-") else float("inf")
-    value = int(text)
-    try:
-        float(value)
-    except OverflowError:
-        return float("-inf") if value < 0 else float("inf")
-    return value
-
-
-def loads(data: bytes) -> Any:
-    """Strictly parse UTF-8 JSON bytes (see the module docstring for the rules)."""
+def _decode(data: bytes) -> str:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -186,8 +233,75 @@ def loads(data: bytes) -> Any:
                            ) from None
     if text.startswith("\ufeff"):
         raise InputProblem("starts with a byte-order mark; write UTF-8 without BOM")
+    return text
+
+
+def read_json(data: bytes, max_bytes: int, *, max_string: int | None = None,
+              gzipped: bool = True) -> Any:
+    """A document from file bytes: gunzipped if gzip (and ``gzipped``), parsed strictly,
+    within the size limit and its memory budget (:func:`memory_budget`)."""
+    budget = memory_budget(max_bytes)
+    if gzipped and data[:2] == GZIP_MAGIC:
+        return _parse(_decode(gunzip(data, max_bytes, budget)), max_string)
+    if len(data) > max_bytes:
+        raise InputProblem(f"{len(data)} bytes, over the limit of {max_bytes}", "size")
+    return loads(data, max_memory=budget, max_string=max_string)
+
+
+def _reject_constant(name: str) -> Any:
+    raise InputProblem(f"{name} is not valid JSON (use a finite number or null)")
+
+
+def _members(max_string: int | None) -> Any:
+    """The object hook: refuses duplicate keys and, with ``max_string``, long strings."""
+
+    def members(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key, value in pairs:
+            if key in out:
+                raise InputProblem(f"duplicate object key {shown(key)!r}")
+            if max_string is not None and (len(key) > max_string or (
+                    type(value) is str and len(value) > max_string)):
+                long = key if len(key) > max_string else value
+                raise InputProblem(f"a string of {len(long)} characters (in the member "
+                                   f"{shown(key, 60)!r}) is over the limit of {max_string}",
+                                   "size")
+            out[key] = value
+        return out
+
+    return members
+
+
+def _integer(text: str) -> int | float:
+    """An integer literal; one too large for a double becomes a signed infinity."""
+    negative = text.startswith("-")
+    if len(text) - negative > _MAX_FINITE_DIGITS:
+        return float("-inf") if negative else float("inf")
+    value = int(text)
     try:
-        return json.loads(text, object_pairs_hook=_no_duplicates,
+        float(value)
+    except OverflowError:
+        return float("-inf") if negative else float("inf")
+    return value
+
+
+def loads(data: bytes, *, max_memory: int | None = None, max_string: int | None = None
+          ) -> Any:
+    """Strictly parse UTF-8 JSON bytes (see the module docstring for the rules).
+
+    With ``max_memory``, refuses before parsing a document whose :func:`parse_cost` is
+    over it; with ``max_string``, an object key or member value longer than that.
+    """
+    if max_memory is not None:
+        cost = parse_cost(data)
+        if cost > max_memory:
+            raise _over_budget(cost, max_memory)
+    return _parse(_decode(data), max_string)
+
+
+def _parse(text: str, max_string: int | None = None) -> Any:
+    try:
+        return json.loads(text, object_pairs_hook=_members(max_string),
                           parse_constant=_reject_constant, parse_int=_integer)
     except json.JSONDecodeError as exc:
         raise InputProblem(f"not valid JSON: {exc.msg} at line {exc.lineno} column "

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 from icgbench.errors import UsageError
@@ -74,3 +75,16 @@ def variant_arg(name: str) -> Variant:
         return get_variant(name)
     except UnknownVariantError as exc:
         raise UsageError(str(exc)) from None
+
+
+def release_files(tier: str, root: Path | None = None) -> list[Path]:
+    """The descriptor and every file of ``tier`` (inputs an output must not replace); none
+    when the tier cannot be found (then nothing of it is read either)."""
+    from icgbench.data import tier_descriptor
+    from icgbench.errors import UserError
+
+    try:
+        d = tier_descriptor(tier, root)
+    except UserError:
+        return []
+    return [d.path, *(d.base / r.path for r in d.resources)]

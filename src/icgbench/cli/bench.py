@@ -8,12 +8,13 @@ import io
 import tempfile
 from pathlib import Path
 
-from icgbench.atomic import write_text
+from icgbench.atomic import check_output, write_text
 from icgbench.bench.calibration import CALIBRATE_BY, DEFAULT_CALIBRATE_BY
 from icgbench.cli._common import (
     non_negative_int,
     positive_int,
     print_json,
+    release_files,
     say_err,
     variant_arg,
 )
@@ -153,6 +154,8 @@ def run_audit(args: argparse.Namespace) -> int:
     from icgbench.bench.run import prepare_cohort
 
     _check_cohorts([args.cohort])
+    if args.csv is not None:
+        check_output(args.csv, release_files(args.tier), "audit")
     with tempfile.TemporaryDirectory(prefix="icgbench-audit-") as tmp:
         tier, root = prepare_cohort(args.cohort, args.seed, args.tier, None, Path(tmp),
                                     args.n_subjects, args.months)
@@ -170,7 +173,7 @@ def run_audit(args: argparse.Namespace) -> int:
         writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
         writer.writeheader()
         writer.writerows(result.rows)
-        write_text(args.csv, buffer.getvalue())
+        write_text(args.csv, buffer.getvalue(), release_files(args.tier))
         print(f"wrote the audit to {args.csv}")
     return 0
 
@@ -217,9 +220,7 @@ def run_plots(args: argparse.Namespace) -> int:
 
     from icgbench.bench.plots import draw_all
 
-    source = args.inputdir / "per_seed.csv"
-    if not source.is_file():
-        raise UsageError(f"no per_seed.csv in {args.inputdir} (run `icgbench bench sweep`)")
+    source = _sweep_file(args.inputdir, "per_seed.csv")
     try:
         per_seed = pd.read_csv(source)
     except (pd.errors.EmptyDataError, pd.errors.ParserError) as exc:
@@ -232,13 +233,31 @@ def run_plots(args: argparse.Namespace) -> int:
     return 0
 
 
+#: The files of a sweep's output folder that ``bench baselines`` reads (the last one only
+#: with ``--model-free``).
+SWEEP_FILES = ("summary.csv", "sweep.json", "per_seed.csv")
+
+
+def _sweep_file(inputdir: Path, name: str) -> Path:
+    """``inputdir/name``, a regular file, or a UsageError saying what is wrong."""
+    from icgbench import untrusted
+
+    path = inputdir / name
+    try:
+        return untrusted.regular_file(path)
+    except FileNotFoundError:
+        raise UsageError(f"no {name} in {inputdir} (run `icgbench bench sweep`)") from None
+    except untrusted.InputProblem as problem:
+        raise UsageError(str(problem)) from None
+
+
 def run_baselines(args: argparse.Namespace) -> int:
+    names = SWEEP_FILES if args.model_free else SWEEP_FILES[:2]
+    inputs = [_sweep_file(args.inputdir, name) for name in names]
+    check_output(args.out, inputs, "baselines page")
     from icgbench.bench.baselines_doc import markdown
 
-    for name in ("summary.csv", "sweep.json"):
-        if not (args.inputdir / name).is_file():
-            raise UsageError(f"no {name} in {args.inputdir} (run `icgbench bench sweep`)")
-    write_text(args.out, markdown(args.inputdir, model_free=args.model_free))
+    write_text(args.out, markdown(args.inputdir, model_free=args.model_free), inputs)
     print(f"wrote the baselines page to {args.out}")
     return 0
 

@@ -6,9 +6,20 @@ import argparse
 import time
 from pathlib import Path
 
-from icgbench.cli._common import non_negative_int, positive_int, print_json
+from icgbench.cli._common import (
+    non_negative_float,
+    non_negative_int,
+    positive_float,
+    positive_int,
+    print_json,
+)
 from icgbench.errors import InvalidInputError, UsageError
-from icgbench.release.download import DEFAULT_RETRIES
+from icgbench.release.download import (
+    DEFAULT_DEADLINE,
+    DEFAULT_MIN_RATE,
+    DEFAULT_RETRIES,
+    RATE_GRACE_SECONDS,
+)
 from icgbench.release.locate import release_root, source_root
 from icgbench.release.tiers import TIERS, get_tier
 
@@ -66,8 +77,17 @@ def register(commands: argparse._SubParsersAction) -> None:
                    help="the tar.gz archive: an http(s) URL, a file:// URL or a local path "
                    "(default: the descriptor's mirrors, in order)")
     p.add_argument("--retries", type=non_negative_int, default=DEFAULT_RETRIES,
-                   help=f"attempts after the first for each http(s) source (default "
-                   f"{DEFAULT_RETRIES})")
+                   help=f"attempts after the first for each http(s) source, after a "
+                   f"transient failure only (default {DEFAULT_RETRIES})")
+    p.add_argument("--timeout", type=positive_float, default=DEFAULT_DEADLINE,
+                   metavar="SECONDS",
+                   help="give up an http(s) source after this long in all, retries included "
+                   f"(default {DEFAULT_DEADLINE:g})")
+    p.add_argument("--min-rate", type=non_negative_float, default=DEFAULT_MIN_RATE,
+                   metavar="BYTES_PER_S",
+                   help=f"give up an http(s) source averaging fewer bytes a second, checked "
+                   f"from {RATE_GRACE_SECONDS:g} s on (or a quarter of --timeout if sooner); 0 "
+                   f"never (default {DEFAULT_MIN_RATE:g})")
     p.add_argument("--tier", choices=TIER_CHOICES, default="full")
     p.add_argument("--to", type=Path, default=None,
                    help="install into this folder (default: the tier's folder in the release)")
@@ -174,7 +194,8 @@ def run_download(args: argparse.Namespace) -> int:
 
     d = tier_descriptor(args.tier)
     dest = args.to if args.to is not None else d.base
-    _, source = download.download(d, dest, args.url, args.retries)
+    limits = download.Limits(deadline=args.timeout, min_rate=args.min_rate)
+    _, source = download.download(d, dest, args.url, args.retries, limits)
     print(f"downloaded and verified {len(d.resources)} files of the {d.tier} tier from "
           f"{source} into {dest}")
     return 0

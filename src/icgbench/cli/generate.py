@@ -7,7 +7,7 @@ import logging
 from pathlib import Path
 
 from icgbench.cli._common import non_negative_int, positive_int, variant_arg
-from icgbench.errors import UsageError
+from icgbench.errors import UsageError, UserError
 from icgbench.scheduling import add_scheduler_argument
 
 log = logging.getLogger(__name__)
@@ -45,6 +45,8 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from concurrent.futures.process import BrokenProcessPool
+
     from icgbench.atomic import replaced_dir
     from icgbench.dataset import Request, ShardJob, block_count, finish, plan, write_shard
     from icgbench.generator.memory import disk_problem, fits
@@ -70,8 +72,13 @@ def run(args: argparse.Namespace) -> int:
         if problem is not None:
             raise UsageError(problem)
         jobs = [ShardJob(request, i, blocks, str(stage)) for i, blocks in enumerate(shards)]
-        with run_tasks(write_shard, jobs, args.scheduler, args.jobs) as results:
-            done = list(track(results, len(jobs), "generating shards"))
+        try:
+            with run_tasks(write_shard, jobs, args.scheduler, args.jobs) as results:
+                done = list(track(results, len(jobs), "generating shards"))
+        except BrokenProcessPool:
+            raise UserError("a worker process died while generating (out of memory? "
+                            f"try fewer --jobs than {args.jobs}); nothing was written to "
+                            f"{args.out}", exit_code=1) from None
         manifest = finish(stage, request, len(jobs), done)
     s = manifest["summary"]
     split_text = ", ".join(f"{k} {v}" for k, v in sizes.items())

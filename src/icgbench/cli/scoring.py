@@ -12,6 +12,7 @@ from icgbench.cli._common import (
     non_negative_int,
     positive_int,
     print_json,
+    release_files,
     variant_arg,
 )
 from icgbench.errors import UserError
@@ -69,7 +70,8 @@ def _common(p: argparse.ArgumentParser, file: bool = True) -> None:
     p.add_argument("--tier", choices=list(TIERS), default=None,
                    help="tier to grade against (default: the submission's own)")
     p.add_argument("--max-bytes", type=positive_int, default=DEFAULT_MAX_BYTES,
-                   help=f"refuse larger files (default {DEFAULT_MAX_BYTES})")
+                   help="refuse a larger file, as read and again decompressed; parsing may "
+                   f"use 8 times this in memory (default {DEFAULT_MAX_BYTES}, 64 MiB)")
     p.add_argument("--release", type=Path, default=None, metavar="DIR",
                    help="release folder to grade against (default: the located release; for "
                    "a cohort simulated on the fly by `bench run`, its OUTDIR/cohort)")
@@ -145,18 +147,18 @@ def _default_report_path(file: Path) -> Path:
 
 
 def run_score(args: argparse.Namespace) -> int:
+    from icgbench.atomic import check_output, write_text
     from icgbench.scorer import SubmissionInvalid, score
 
+    out = check_output(args.out or _default_report_path(args.file), [args.file], "report")
     try:
         report = score(args.file, tier=args.tier, root=args.release, max_bytes=args.max_bytes,
                        structure_k=args.structure_k,
                        responsive_threshold=args.responsive_threshold)
     except SubmissionInvalid as exc:
         return _invalid(args, exc)
-    out = args.out or _default_report_path(args.file)
-    from icgbench.atomic import write_text
-
-    write_text(out, report.to_json())
+    write_text(out, report.to_json(),
+               [args.file, *release_files(report.document["tier"], args.release)])
     if args.json:
         print_json(report.document)
         return 0
@@ -188,11 +190,12 @@ def _fmt(value: object) -> str:
 
 
 def run_template(args: argparse.Namespace) -> int:
+    from icgbench.atomic import check_output, write_text
     from icgbench.template import build_template
 
+    inputs = release_files(args.tier)
+    check_output(args.out, inputs, "template")
     doc = build_template(variant_arg(args.variant).name, args.seed, args.tier)
-    from icgbench.atomic import write_text
-
-    write_text(args.out, json.dumps(doc, allow_nan=False) + "\n")
+    write_text(args.out, json.dumps(doc, allow_nan=False) + "\n", inputs)
     print(f"wrote a {doc['variant']} seed {doc['seed']} template with every block to {args.out}")
     return 0

@@ -4,7 +4,10 @@ A downloaded archive is checked member by member against the committed descripto
 (exact bytes and SHA-256) while it is unpacked into a staging folder; only a complete,
 exact archive is installed, file by file with atomic renames. A corrupt, truncated or
 tampered archive, an unexpected or missing member, or a member whose path would escape
-the target folder is refused and nothing is left behind.
+the target folder is refused and nothing is left behind. What an archive may cost is
+bounded before it is read: an extended (pax or GNU long-name) header over
+:data:`MAX_HEADER_BYTES` or a sparse member is refused before tarfile reads it, and every
+member name quoted in a message is cut to 200 characters.
 """
 
 from __future__ import annotations
@@ -17,12 +20,49 @@ import os
 import tarfile
 from pathlib import Path, PurePosixPath
 
-from icgbench.atomic import owned_staging, write_bytes
+from icgbench import untrusted
+from icgbench.atomic import check_output, owned_staging, write_bytes
 from icgbench.errors import InvalidInputError, UsageError
+from icgbench.release import descriptor as descriptors
 from icgbench.release.descriptor import Descriptor
 
 DESCRIPTOR_MEMBER = "datapackage.json"
 CHUNK = 1 << 20
+#: The largest pax or GNU long-name header read (a genuine archive's take a few hundred
+#: bytes; tarfile would read any size into memory at once).
+MAX_HEADER_BYTES = 64 * 1024
+_EXTENDED = (tarfile.XHDTYPE, tarfile.XGLTYPE, tarfile.SOLARIS_XHDTYPE,
+             tarfile.GNUTYPE_LONGNAME, tarfile.GNUTYPE_LONGLINK)
+
+
+class _BoundedTarInfo(tarfile.TarInfo):
+    """A member header that refuses, before tarfile reads them, an oversized extended
+    header and the sparse formats (whose maps tarfile reads without a bound)."""
+
+    def _proc_member(self, tar: tarfile.TarFile) -> tarfile.TarInfo:
+        if self.type in _EXTENDED and self.size > MAX_HEADER_BYTES:
+            raise InvalidInputError(f"archive has an extended header of {self.size} bytes at "
+                                    f"offset {self.offset} (at most {MAX_HEADER_BYTES} are "
+                                    "read); it is not a release archive")
+        if self.type == tarfile.GNUTYPE_SPARSE:
+            raise InvalidInputError("archive holds a sparse member; it is not a release "
+                                    "archive")
+        return super()._proc_member(tar)
+
+    def _proc_gnusparse_10(self, *args: object) -> None:
+        raise InvalidInputError("archive holds a sparse member; it is not a release archive")
+
+
+def _name(name: str) -> str:
+    return repr(untrusted.shown(name))
+
+
+def _committed(descriptor: Descriptor) -> bytes:
+    """The committed descriptor's bytes (a regular file, bounded)."""
+    try:
+        return descriptors.read_bytes(descriptor.path)
+    except (OSError, untrusted.InputProblem) as exc:
+        raise UsageError(f"cannot read release descriptor {descriptor.path}: {exc}") from None
 
 
 def pack(descriptor: Descriptor, out: Path) -> Path:
@@ -31,14 +71,15 @@ def pack(descriptor: Descriptor, out: Path) -> Path:
     Every file is checked against the descriptor first, so an archive never carries an
     altered file under the release's name.
     """
-    from icgbench.data import checked_bytes
+    from icgbench.release.files import checked_bytes
 
+    check_output(out, pack_inputs(descriptor), "archive")
     missing = [str(descriptor.base / r.path) for r in descriptor.resources
-               if not (descriptor.base / r.path).is_file()]
+               if not (descriptor.base / r.path).exists()]
     if missing:
         raise UsageError(f"cannot pack: {len(missing)} file(s) missing, first {missing[0]} "
                          "(build the tier first: icgbench data build)")
-    readers = {DESCRIPTOR_MEMBER: descriptor.path.read_bytes,
+    readers = {DESCRIPTOR_MEMBER: functools.partial(_committed, descriptor),
                **{r.path: functools.partial(checked_bytes, descriptor, r)
                   for r in descriptor.resources}}
     raw = io.BytesIO()
@@ -55,8 +96,13 @@ def pack(descriptor: Descriptor, out: Path) -> Path:
     compressed = io.BytesIO()
     with gzip.GzipFile(filename="", mode="wb", fileobj=compressed, mtime=0) as gz:
         gz.write(raw.getvalue())
-    write_bytes(out, compressed.getvalue())
+    write_bytes(out, compressed.getvalue(), pack_inputs(descriptor))
     return out
+
+
+def pack_inputs(descriptor: Descriptor) -> list[Path]:
+    """The files ``pack`` reads: the descriptor and every file it lists."""
+    return [descriptor.path, *(descriptor.base / r.path for r in descriptor.resources)]
 
 
 def archive_limit(descriptor: Descriptor) -> int:
@@ -76,31 +122,32 @@ def unpack_verified(archive: Path, descriptor: Descriptor, stage: Path) -> None:
     expected = {r.path: r for r in descriptor.resources}
     seen: set[str] = set()
     try:
-        with tarfile.open(archive, mode="r:gz") as tar:
+        with tarfile.open(archive, mode="r:gz", tarinfo=_BoundedTarInfo) as tar:
             for member in tar:
                 name = member.name
                 if not _safe_member_name(name):
-                    raise InvalidInputError(f"archive member {name!r} would escape the "
+                    raise InvalidInputError(f"archive member {_name(name)} would escape the "
                                             "target folder")
                 if not member.isfile():
-                    raise InvalidInputError(f"archive member {name!r} is not a regular file")
+                    raise InvalidInputError(f"archive member {_name(name)} is not a regular "
+                                            "file")
                 if name in seen:
-                    raise InvalidInputError(f"archive member {name!r} appears twice")
+                    raise InvalidInputError(f"archive member {_name(name)} appears twice")
                 seen.add(name)
                 source = tar.extractfile(member)
                 assert source is not None
                 if name == DESCRIPTOR_MEMBER:
-                    committed = descriptor.path.read_bytes()
+                    committed = _committed(descriptor)
                     if member.size != len(committed) or source.read() != committed:
                         raise InvalidInputError("the archive's datapackage.json differs from "
                                                 "the committed descriptor")
                     continue
                 if name not in expected:
-                    raise InvalidInputError(f"archive member {name!r} is not in the "
+                    raise InvalidInputError(f"archive member {_name(name)} is not in the "
                                             "descriptor")
                 r = expected[name]
                 if member.size != r.bytes:
-                    raise InvalidInputError(f"archive member {name!r} declares {member.size} "
+                    raise InvalidInputError(f"archive member {_name(name)} declares {member.size} "
                                             f"bytes; the descriptor says {r.bytes} (nothing "
                                             "was written)")
                 digest, size = hashlib.sha256(), 0
@@ -117,11 +164,12 @@ def unpack_verified(archive: Path, descriptor: Descriptor, stage: Path) -> None:
                                             f"{digest.hexdigest()}; expected {r.bytes} bytes, "
                                             f"{r.hash})")
     except (tarfile.TarError, EOFError, OSError, gzip.BadGzipFile) as exc:
-        raise InvalidInputError(f"corrupt or truncated archive {archive.name}: {exc}") from None
+        raise InvalidInputError(f"corrupt or truncated archive {_name(archive.name)}: "
+                                f"{untrusted.shown(str(exc))}") from None
     missing = sorted(set(expected) - seen)
     if missing:
         raise InvalidInputError(f"archive lacks {len(missing)} file(s) of the release, first "
-                                f"{missing[0]!r}")
+                                f"{_name(missing[0])}")
 
 
 def install(archive: Path, descriptor: Descriptor, dest: Path) -> Path:
@@ -130,6 +178,9 @@ def install(archive: Path, descriptor: Descriptor, dest: Path) -> Path:
     Nothing is installed unless every member matches; files are then moved in one by one
     with atomic renames, and the committed descriptor is written beside them.
     """
+    targets = [dest / r.path for r in descriptor.resources] + [dest / DESCRIPTOR_MEMBER]
+    for target in targets:
+        check_output(target, [archive], what="installed file")
     with owned_staging(dest, "download") as stage:
         unpacked = stage / "files"
         unpacked.mkdir()
@@ -139,5 +190,5 @@ def install(archive: Path, descriptor: Descriptor, dest: Path) -> Path:
             target.parent.mkdir(parents=True, exist_ok=True)
             os.replace(unpacked / r.path, target)
         if (dest / DESCRIPTOR_MEMBER).resolve() != descriptor.path.resolve():
-            write_bytes(dest / DESCRIPTOR_MEMBER, descriptor.path.read_bytes())
+            write_bytes(dest / DESCRIPTOR_MEMBER, _committed(descriptor))
     return dest

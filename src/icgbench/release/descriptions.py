@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from icgbench import untrusted
 from icgbench.atomic import write_text
 from icgbench.release.croissant import croissant_text, data_prefix
 from icgbench.release.dataset_card import dataset_card
-from icgbench.release.descriptor import Descriptor, load_descriptor
+from icgbench.release.descriptor import MAX_DESCRIPTOR_BYTES, Descriptor, load_descriptor
 
 CROISSANT_NAME = "croissant.json"
 CARD_NAME = "README.md"
@@ -43,8 +44,9 @@ def stale_descriptions(descriptor_path: Path) -> list[Path]:
     stale = []
     for path, text in render(load_descriptor(Path(descriptor_path))).items():
         try:
-            current = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
+            current = untrusted.read_regular(path, MAX_DESCRIPTOR_BYTES).decode(
+                "utf-8", "replace")
+        except (FileNotFoundError, untrusted.InputProblem):  # missing, or not a file
             current = None
         if current != text:
             stale.append(path)

@@ -11,12 +11,12 @@ from __future__ import annotations
 import copy
 import functools
 import hashlib
-import json
+import itertools
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from icgbench import contract
+from icgbench import contract, untrusted
 from icgbench.errors import InvalidInputError, UsageError
 from icgbench.release.tiers import CREATED, Tier
 
@@ -191,21 +191,35 @@ class Descriptor:
         return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
 
 
+#: The largest descriptor read (the full tier's is about 5 MB); parsing it may use 8 times
+#: as much memory (``untrusted.memory_budget``).
+MAX_DESCRIPTOR_BYTES = 64 * 1024 * 1024
+#: The longest string an object member of a descriptor may hold.
+MAX_DESCRIPTOR_STRING = 1024 * 1024
+
+
+def read_bytes(path: Path) -> bytes:
+    """The bytes of a descriptor file: a regular file of at most MAX_DESCRIPTOR_BYTES
+    (FileNotFoundError when missing, ``untrusted.InputProblem`` otherwise)."""
+    return untrusted.read_regular(Path(path), MAX_DESCRIPTOR_BYTES)
+
+
 def read_json(path: Path) -> Any:
-    """The JSON document in ``path`` (OSError, or ValueError if it is not JSON).
+    """The JSON document in ``path`` (OSError, or ValueError if it is not strict JSON).
 
     Parsed once per process for each distinct content: a small tier's descriptor is 800 kB,
     and one command reads it several times. Keyed by the bytes' SHA-256, never by a time
     stamp, so a file rewritten within one clock tick is still read afresh. The result is
     shared: treat it as read-only.
     """
-    data = Path(path).read_bytes()
+    data = read_bytes(path)
     return _parse(hashlib.sha256(data).digest(), data)
 
 
 @functools.lru_cache(maxsize=8)
 def _parse(digest: bytes, data: bytes) -> Any:
-    return json.loads(data.decode("utf-8"))
+    return untrusted.read_json(data, MAX_DESCRIPTOR_BYTES, max_string=MAX_DESCRIPTOR_STRING,
+                               gzipped=False)
 
 
 def load_descriptor(path: Path) -> Descriptor:
@@ -215,12 +229,49 @@ def load_descriptor(path: Path) -> Descriptor:
     (see :func:`read_json`), so its resources are indexed once.
     """
     try:
-        data = Path(path).read_bytes()
+        data = read_bytes(path)
     except FileNotFoundError:
         raise UsageError(f"no release descriptor at {path}") from None
+    except untrusted.InputProblem as problem:
+        error = UsageError if problem.kind == "type" else InvalidInputError
+        raise error(f"cannot read release descriptor: {problem}") from None
     except OSError as exc:
         raise InvalidInputError(f"cannot read release descriptor {path}: {exc}") from None
     return _descriptor(Path(path), hashlib.sha256(data).digest(), data)
+
+
+#: Fields every resource needs, with their JSON types.
+RESOURCE_FIELDS: dict[str, type] = {
+    "name": str, "path": str, "format": str, "icgbench:table": str, "icgbench:role": str,
+    "icgbench:variant": str, "icgbench:variant_hash": str, "icgbench:seed": int,
+    "bytes": int, "hash": str, "icgbench:content_digest": str, "icgbench:rows": int,
+    "schema": dict,
+}
+
+
+def _resource_problem(index: int, r: Any) -> str | None:
+    if not isinstance(r, dict):
+        return f"resources[{index}] is not an object"
+    for key, kind in RESOURCE_FIELDS.items():
+        value = r.get(key)
+        if not isinstance(value, kind) or isinstance(value, bool):
+            return f"resources[{index}] lacks {key!r} or it is not a {kind.__name__}"
+    if not isinstance(r.get("icgbench:csv_sha256"), str | None):
+        return f"resources[{index}]: 'icgbench:csv_sha256' is not a string or null"
+    return None
+
+
+def _sealed_problem(sealed: Any) -> str | None:
+    """What is wrong with a sealed tier's field (key id and truth commitment), if anything."""
+    if not isinstance(sealed, dict) or not isinstance(sealed.get("key_id"), str):
+        return f"{SEALED_FIELD!r} must be an object with a 'key_id' string"
+    commitment = sealed.get("truth_commitment")
+    if not isinstance(commitment, dict) or not all(
+            isinstance(tables, dict) and all(isinstance(v, str) for v in tables.values())
+            for tables in commitment.values()):
+        return (f"{SEALED_FIELD!r}: 'truth_commitment' must map each cohort to its tables' "
+                "digests")
+    return None
 
 
 @functools.lru_cache(maxsize=8)
@@ -234,6 +285,21 @@ def _descriptor(path: Path, digest: bytes, data: bytes) -> Descriptor:
     for key in ("version", "resources", "icgbench:tier", "icgbench:cohorts"):
         if key not in document:
             raise InvalidInputError(f"release descriptor {path} lacks {key!r}")
+    if not isinstance(document["resources"], list) or not isinstance(
+            document["icgbench:cohorts"], list):
+        raise InvalidInputError(f"release descriptor {path}: 'resources' and "
+                                "'icgbench:cohorts' must be lists")
+    problems = itertools.chain(
+        (_resource_problem(i, r) for i, r in enumerate(document["resources"])),
+        (f"icgbench:cohorts[{i}] is not an object with a 'variant' string and a 'seed' "
+         "integer" for i, c in enumerate(document["icgbench:cohorts"])
+         if not (isinstance(c, dict) and isinstance(c.get("variant"), str)
+                 and type(c.get("seed")) is int)))
+    if SEALED_FIELD in document:
+        problems = itertools.chain(problems, [_sealed_problem(document[SEALED_FIELD])])
+    problem = next((p for p in problems if p), None)
+    if problem:
+        raise InvalidInputError(f"release descriptor {path}: {problem}")
     return Descriptor(path, document)
 
 

@@ -174,7 +174,9 @@ def read_parquet_bytes(data: bytes) -> pa.Table:
 
 def read_parquet(path: Path, table_schema: dict[str, Any]) -> pa.Table:
     """Read a release Parquet file and check it has the schema's columns and types."""
-    table = pq.read_table(path)
+    from icgbench.release.files import regular_file
+
+    table = pq.read_table(regular_file(path))
     return conform(table, table_schema, Path(path).name)
 
 
@@ -191,5 +193,7 @@ def read_csv_gz(path: Path, table_schema: dict[str, Any]) -> pa.Table:
         strings_can_be_null=False,
         quoted_strings_can_be_null=False,
     )
-    table = pcsv.read_csv(path, convert_options=options)
+    from icgbench.release.files import regular_file
+
+    table = pcsv.read_csv(regular_file(path), convert_options=options)
     return conform(table, table_schema, Path(path).name)

@@ -10,9 +10,9 @@ their hashes (or CSV-text digests) prove.
 
 from __future__ import annotations
 
-import gzip
+import hashlib
 import os
-import re
+import zlib
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -24,9 +24,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from icgbench import untrusted
 from icgbench.progress import track
 from icgbench.release import encode
 from icgbench.release.descriptor import Descriptor, Resource, schema_matches
+from icgbench.release.files import SLACK_BYTES, read_resource
+
+CHUNK = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -253,14 +257,79 @@ def _parquet_for_checks(data: bytes, schema: dict[str, Any], deep: bool
     return columns, summaries, metadata.num_rows
 
 
+#: A tampered file is decoded only up to this many bytes per byte its descriptor gives it
+#: (a genuine release file decodes to at most about 20 times its size).
+DECODED_FACTOR = 64
+
+
+def decoded_limit(r: Resource) -> int:
+    """The most bytes ``r``'s content may decode to (CSV text, or Arrow columns)."""
+    return DECODED_FACTOR * r.bytes + SLACK_BYTES
+
+
+def csv_gz_digest(data: bytes, limit: int) -> str | None:
+    """``sha256:<hex>`` of the text in gzip ``data`` (members in turn), decompressed and
+    hashed in chunks; None when it is not gzip or holds more than ``limit`` bytes."""
+    digest, size, pending = hashlib.sha256(), 0, data
+    try:
+        while pending:
+            inflate = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+            while not inflate.eof:
+                block = inflate.decompress(pending, CHUNK) if pending else inflate.flush()
+                pending = inflate.unconsumed_tail
+                size += len(block)
+                if size > limit:
+                    return None
+                digest.update(block)
+                if not block and not pending:
+                    return None  # truncated
+            pending = inflate.unused_data
+    except zlib.error:
+        return None
+    return "sha256:" + digest.hexdigest()
+
+
+def _string_bytes(column: pa.ChunkedArray) -> int:
+    """Bytes the strings of ``column`` take once decoded (counted without decoding)."""
+    total = 0
+    for chunk in column.chunks:
+        if pa.types.is_dictionary(chunk.type):
+            lengths = pc.binary_length(chunk.dictionary)
+            total += pc.sum(pc.take(lengths, chunk.indices)).as_py() or 0
+        else:
+            total += chunk.nbytes
+    return total
+
+
+def _parquet_digest(r: Resource, data: bytes, schema: dict[str, Any]) -> str | None:
+    """The content digest of Parquet ``data`` when its footer and decoded size fit ``r``."""
+    metadata = pq.read_metadata(encode.parquet_source(data))
+    limit = decoded_limit(r)
+    stored = sum(metadata.row_group(g).column(c).total_uncompressed_size
+                 for g in range(metadata.num_row_groups) for c in range(metadata.num_columns))
+    if metadata.num_rows != r.rows or stored > limit:
+        return None
+    arrow = metadata.schema.to_arrow_schema()
+    texts = [f.name for f in arrow if pa.types.is_string(f.type)
+             or pa.types.is_large_string(f.type)]
+    table = pq.ParquetFile(encode.parquet_source(data), read_dictionary=texts).read()
+    fixed = sum(table[n].nbytes for n in table.column_names if n not in texts)
+    if fixed + sum(_string_bytes(table[n]) for n in texts) > limit:
+        return None
+    return encode.content_digest(encode.conform(table, schema, r.name), schema)
+
+
 def content_matches(r: Resource, data: bytes, schema: dict[str, Any]) -> bool:
     """True when ``data`` holds the frozen content of ``r`` though its bytes differ (a Parquet
-    file written by another pyarrow, a .csv.gz compressed by another zlib)."""
+    file written by another pyarrow, a .csv.gz compressed by another zlib).
+
+    What a tampered file may cost is bounded: a row count other than the descriptor's, or
+    content that would decode to more than :func:`decoded_limit`, does not match.
+    """
     try:
         if r.format == "parquet":
-            table = encode.conform(encode.read_parquet_bytes(data), schema, r.name)
-            return encode.content_digest(table, schema) == r.content_digest
-        return encode.sha256_bytes(gzip.decompress(data)) == r.csv_sha256
+            return _parquet_digest(r, data, schema) == r.content_digest
+        return csv_gz_digest(data, decoded_limit(r)) == r.csv_sha256
     except Exception:  # any unreadable file simply does not match
         return False
 
@@ -281,12 +350,12 @@ def _check_file(descriptor: Descriptor, r: Resource, schema: dict[str, Any],
                 check_data: bool, deep: bool) -> _FileResult:
     """Every check of one resource that needs no other resource."""
     path = descriptor.base / r.path
-    if not _safe_relative(r.path):
-        return _FileResult([Problem(r.name, f"unsafe path {r.path!r}")])
     try:
-        data = path.read_bytes()
+        data = read_resource(descriptor, r)
     except FileNotFoundError:
         return _FileResult([Problem(r.name, f"missing file {path}")])
+    except untrusted.InputProblem as problem:
+        return _FileResult([Problem(r.name, str(problem))])
     except OSError as exc:
         return _FileResult([Problem(r.name, f"cannot read {path}: {exc.strerror}")])
     if not schema_matches(schema, r.table, r.variant, r.seed, r.format):
@@ -358,13 +427,6 @@ def verify(descriptor: Descriptor, check_data: bool = True, deep: bool = False,
             problems.extend(Problem(name, m) for m in
                             foreign_key_problems(res.columns, raw[name], lookup))
     return Verdict(problems, len(resources), content_verified)
-
-
-_UNSAFE = re.compile(r"(^/|^\\|\.\.|^[A-Za-z]:)")
-
-
-def _safe_relative(path: str) -> bool:
-    return not _UNSAFE.search(path)
 
 
 def tier_files(descriptor: Descriptor) -> list[Path]:

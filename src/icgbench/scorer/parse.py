@@ -1,11 +1,12 @@
 """Reading a submission file: regular files only, size and memory limits, strict JSON.
 
 Rejected with a clear message: anything but a regular file (a FIFO, a device, a folder),
-files or decompressed contents over the size limit (counted as read), gzip that is not
-exactly one member, documents whose parsing would need more than 8 times the size limit
-in memory, non-UTF-8 bytes, invalid JSON, NaN/Infinity literals and duplicate object keys
-(see :mod:`icgbench.untrusted`). Numbers too large for a double are caught later, with
-their JSON path.
+files or decompressed contents over the size limit (64 MiB by default, counted as read),
+gzip that is not exactly one member, documents whose parsing would need more than 8 times
+the size limit in memory (counting each string at the width Python stores it), an object
+member whose string is over 65,536 characters, non-UTF-8 bytes, invalid JSON, NaN/Infinity
+literals and duplicate object keys (see :mod:`icgbench.untrusted`). Numbers too large for
+a double are caught later, with their JSON path.
 """
 
 from __future__ import annotations
@@ -17,7 +18,13 @@ from icgbench import untrusted
 from icgbench.errors import UsageError
 from icgbench.scorer.errors import SubmissionInvalid
 
-DEFAULT_MAX_BYTES = 512 * 1024 * 1024
+#: The largest submission read by default, as a file and again decompressed: a full-tier
+#: submission with every block is about 2 MB; pass a larger ``max_bytes`` (``--max-bytes``)
+#: for a cohort of hundreds of thousands of subjects simulated on the fly.
+DEFAULT_MAX_BYTES = 64 * 1024 * 1024
+#: The longest string an object member may hold (the longest the schema allows is the
+#: model's description, 2,000 characters): a longer one is refused while parsing.
+MAX_STRING_CHARS = 65_536
 GZIP_MAGIC = untrusted.GZIP_MAGIC
 
 
@@ -41,7 +48,7 @@ def read_file(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
 def read_document(data: bytes, max_bytes: int = DEFAULT_MAX_BYTES) -> Any:
     """The parsed document of submission file bytes (gzip or plain)."""
     try:
-        return untrusted.read_json(data, max_bytes)
+        return untrusted.read_json(data, max_bytes, max_string=MAX_STRING_CHARS)
     except untrusted.InputProblem as problem:
         raise _invalid(problem) from None
 
@@ -56,9 +63,11 @@ def json_bytes(data: bytes, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
         raise _invalid(problem) from None
 
 
-def parse_json(data: bytes) -> Any:
-    """Strictly parse JSON bytes; every failure is a SubmissionInvalid naming where."""
+def parse_json(data: bytes, max_bytes: int = DEFAULT_MAX_BYTES) -> Any:
+    """Strictly parse JSON bytes within the memory budget of ``max_bytes``; every failure
+    is a SubmissionInvalid naming where."""
     try:
-        return untrusted.loads(data)
+        return untrusted.loads(data, max_memory=untrusted.memory_budget(max_bytes),
+                               max_string=MAX_STRING_CHARS)
     except untrusted.InputProblem as problem:
         raise _invalid(problem) from None

@@ -11,6 +11,7 @@ positions. A hypothesis test compares the two on thousands of generated document
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable
 from typing import Any
@@ -69,13 +70,18 @@ def _reducible(array_schema: dict[str, Any], root: dict[str, Any]) -> dict[str, 
     return items
 
 
+def _first_failures(values: list[Any], types: tuple[type, ...]) -> np.ndarray:
+    """Indices of the first elements not of ``types`` (as many as a report keeps)."""
+    bad = (i for i, v in enumerate(values) if type(v) not in types)
+    return np.fromiter(itertools.islice(bad, KEEP_FAILURES), dtype=np.int64)
+
+
 def _failing_numbers(values: list[Any], items: dict[str, Any], cache: Columns
                      ) -> np.ndarray | None:
     """Indices of failing elements, or None when the fast path cannot decide."""
     types = set(map(type, values))
     if not types <= {int, float}:
-        bad = [i for i, v in enumerate(values) if type(v) not in (int, float)]
-        return np.array(bad, dtype=np.int64)
+        return _first_failures(values, (int, float))
     try:
         x = cache.numbers(values)
     except (OverflowError, ValueError):
@@ -100,7 +106,7 @@ def _failing_numbers(values: list[Any], items: dict[str, Any], cache: Columns
 def _failing_strings(values: list[Any], items: dict[str, Any], cache: Columns
                      ) -> np.ndarray | None:
     if set(map(type, values)) != {str}:
-        return np.array([i for i, v in enumerate(values) if type(v) is not str], dtype=np.int64)
+        return _first_failures(values, (str,))
     try:
         array = cache.strings(values)
     except UnicodeEncodeError:  # a lone surrogate: leave the array to jsonschema

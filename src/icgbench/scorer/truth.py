@@ -11,9 +11,9 @@ import pyarrow.compute as pc
 
 from icgbench import contract
 from icgbench.arrow import strings, to_numpy
-from icgbench.data import checked_bytes
 from icgbench.release import encode
 from icgbench.release.descriptor import Descriptor
+from icgbench.release.files import checked_bytes
 from icgbench.tasks.base import Truth
 from icgbench.vocabulary import STATES
 
