@@ -288,19 +288,37 @@ def test_verify_and_the_cli_name_a_resource_whose_row_count_is_wrong(mini, capsy
     r["icgbench:rows"] = rows + 1
     mini.path.write_text(json.dumps(doc))
     verdict = verify(load_descriptor(mini.path))
-    assert [str(p) for p in verdict.problems] == [f"{name}: {rows} rows, expected {rows + 1}"]
+    csv = name.removesuffix(".parquet") + ".csv"
+    assert [str(p) for p in verdict.problems] == [
+        f"{name}: {rows} rows, expected {rows + 1}",
+        f"{csv}: promises {rows} rows, its Parquet twin {name} {rows + 1}"]
     assert not verdict.ok and verdict.content_verified == []
     assert main(["data", "verify", "--descriptor", str(mini.path)]) == 1
     out = capsys.readouterr().out
     assert f"FAIL {name}: {rows} rows, expected {rows + 1}" in out
-    assert "FAILED (1 problem(s))" in out
+    assert "FAILED (2 problem(s))" in out
     r["icgbench:rows"] = rows - 1  # fewer rows promised than held is as wrong
     mini.path.write_text(json.dumps(doc))
     assert main(["data", "verify", "--descriptor", str(mini.path), "--json"]) == 1
     report = json.loads(capsys.readouterr().out)
     assert not report["ok"]
-    assert report["problems"] == [{"resource": name,
-                                   "message": f"{rows} rows, expected {rows - 1}"}]
+    assert report["problems"][0] == {"resource": name,
+                                     "message": f"{rows} rows, expected {rows - 1}"}
+
+
+def test_a_csv_file_promising_other_rows_than_its_parquet_twin_fails(mini, capsys):
+    doc = json.loads(mini.path.read_text())
+    name = "nonlinear_obs.s7.subjects.csv"
+    r = next(x for x in doc["resources"] if x["name"] == name)
+    rows = r["icgbench:rows"]
+    r["icgbench:rows"] = rows + 1
+    mini.path.write_text(json.dumps(doc))
+    verdict = verify(load_descriptor(mini.path))
+    twin = name.removesuffix(".csv") + ".parquet"
+    assert [str(p) for p in verdict.problems] == [
+        f"{name}: promises {rows + 1} rows, its Parquet twin {twin} {rows}"]
+    assert main(["data", "verify", "--descriptor", str(mini.path)]) == 1
+    assert f"FAIL {name}" in capsys.readouterr().out
 
 
 def test_cli_verify_exit_codes_and_json(mini, capsys):

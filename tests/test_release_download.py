@@ -250,7 +250,7 @@ def _download_cli(mini, monkeypatch, tmp_path, *argv: str) -> tuple[int, float]:
 
 @pytest.mark.parametrize("interval, options, reason", [
     (0.1, ["--timeout", "1", "--min-rate", "0"], "gave up after 1 s"),
-    (0, ["--timeout", "1", "--min-rate", "0"], "no data for 1 s"),
+    (0, ["--timeout", "1", "--min-rate", "0"], "no data for"),
     (0.1, ["--timeout", "2", "--min-rate", "1000"], "too slow"),  # checked from 0.5 s
 ])
 def test_a_dripping_server_is_cut_off(interval, options, reason, mini, tmp_path, monkeypatch,

@@ -407,7 +407,7 @@ def verify(descriptor: Descriptor, check_data: bool = True, deep: bool = False,
             futures = [pool.submit(_check_file, descriptor, r, raw[r.name], check_data, deep)
                        for r in resources]
             results = list(track((f.result() for f in futures), len(futures), label))
-    problems = [p for res in results for p in res.problems]
+    problems = [p for res in results for p in res.problems] + twin_problems(resources)
     content_verified = [r.name for r, res in zip(resources, results, strict=True)
                         if res.content_verified]
     tables = {r.name: res for r, res in zip(resources, results, strict=True)
@@ -427,6 +427,16 @@ def verify(descriptor: Descriptor, check_data: bool = True, deep: bool = False,
             problems.extend(Problem(name, m) for m in
                             foreign_key_problems(res.columns, raw[name], lookup))
     return Verdict(problems, len(resources), content_verified)
+
+
+def twin_problems(resources: list[Resource]) -> list[Problem]:
+    """A CSV file's promised row count must be its Parquet twin's: the CSV text is proven
+    by its hash, the rows only through the twin (same table of the same cohort)."""
+    parquet = {(r.variant, r.seed, r.table): r for r in resources if r.format == "parquet"}
+    return [Problem(r.name, f"promises {r.rows} rows, its Parquet twin {twin.name} "
+                    f"{twin.rows}")
+            for r in resources if r.format == "csv"
+            and (twin := parquet.get((r.variant, r.seed, r.table))) and r.rows != twin.rows]
 
 
 def tier_files(descriptor: Descriptor) -> list[Path]:
