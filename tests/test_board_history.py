@@ -9,6 +9,7 @@ checkout's code and release, never the PR's.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -85,7 +86,7 @@ def test_appending_extends_the_history(work):
     (lambda es: es.clear(), "removed"),
     (lambda es: es.reverse(), "changed"),
     (lambda es: es[1].update(notes="edited"), "changed: notes"),
-    (lambda es: es[0].update(submitted_at="2020-01-01T00:00:00Z"), "changed: submitted_at"),
+    (lambda es: es[0].update(submitted_at="2026-11-25T12:00:00Z"), "changed: submitted_at"),
 ])
 def test_rewriting_the_past_fails_while_the_end_state_is_clean(work, change, expected):
     clone, base, _ = work
@@ -206,3 +207,154 @@ def test_the_workflow_grades_a_pr_board_with_the_trusted_code_and_release(full_b
     assert approved.returncode == 0, approved.stdout[-2000:] + approved.stderr[-2000:]
     assert "OK: 3 entries" in approved.stdout  # the PR's own datapackage.json was never read
     assert f"verified by the code and release of {ROOT}" in approved.stdout
+
+
+# Append-only means bytes: the rows as committed at the base, before any migration.
+
+def _cli_verify(board: Path, base: str, capsys) -> tuple[int, str]:
+    from icgbench.cli import main
+
+    code = main(["leaderboard", "verify", str(board), "--tier", "small", "--jobs", "1",
+                 "--base", base])
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.out + captured.err
+    return code, captured.out + captured.err
+
+
+def _write_text_board(board: Path, text: str) -> None:
+    """``leaderboard.json`` as ``text`` (bytes kept), the CSV rendered from its values."""
+    (board / JSON_NAME).write_text(text)
+    entries = [LeaderboardEntry.from_dict(e) for e in json.loads(text)["entries"]]
+    (board / CSV_NAME).write_text(csv_text(entries))
+
+
+def test_rewriting_numbers_of_the_same_value_fails_the_history(work, capsys):
+    clone, base, _ = work
+    board = clone / "leaderboard"
+    text = (board / JSON_NAME).read_text()
+    text, ints = re.subn(r'"k": (\d+)', r'"k": \1.0', text)  # 53 -> 53.0
+    text, zeros = re.subn(r': 0\.0(,?\n)', r': -0.0\1', text)  # 0.0 -> -0.0
+    assert ints and zeros
+    _write_text_board(board, text)
+    assert verify(board, tier="small")[1] == []  # the same values: the end state is clean
+    code, out = _cli_verify(board, base, capsys)
+    assert code == 1 and "entry 0 (random" in out and "changed: scores" in out, out
+
+
+def test_rewriting_the_layout_of_a_row_fails_the_history(work, capsys):
+    clone, base, _ = work
+    board = clone / "leaderboard"
+    _write_text_board(board, json.dumps(json.loads((board / JSON_NAME).read_text()),
+                                        indent=2) + "\n")
+    assert verify(board, tier="small")[1] == []
+    code, out = _cli_verify(board, base, capsys)
+    assert code == 1 and "the bytes of its row" in out, out
+
+
+def test_a_merged_row_rewritten_at_an_older_schema_version_fails(work, capsys):
+    clone, base, _ = work
+    board = clone / "leaderboard"
+    doc = json.loads((board / JSON_NAME).read_text())
+    old = {k: v for k, v in doc["entries"][0].items() if k != "tier"}
+    old.update(schema_version="0.1", submission_path="../../../../etc/passwd")
+    doc["entries"][0] = old
+    (board / JSON_NAME).write_text(json.dumps(doc, indent=1))
+    code, out = _cli_verify(board, base, capsys)
+    assert code == 1 and "changed: schema_version, submission_path, tier" in out, out
+    _, problems = verify(board, tier="small")  # and without --base: a 0.1 row in a 0.2 board
+    assert any(p.entry == "entry 0" and p.field == "schema_version" for p in problems)
+
+
+def _as_0_1(board: Path, first_path: str | None = None) -> None:
+    """The board rewritten at schema version 0.1 (no tier, paths without the version)."""
+    doc = json.loads((board / JSON_NAME).read_text())
+    rows = []
+    for e in doc["entries"]:
+        row = {k: v for k, v in e.items() if k != "tier"}
+        row.update(schema_version="0.1", submission_path=(
+            f"submissions/{e['model_name']}/{e['variant_name']}__seed{e['seed']}.json.gz"))
+        (board / e["submission_path"]).rename(board / row["submission_path"])
+        rows.append(row)
+    if first_path is not None:
+        rows[0]["submission_path"] = first_path
+    (board / JSON_NAME).write_text(json.dumps({"schema_version": "0.1", "entries": rows},
+                                              indent=1))
+    (board / CSV_NAME).unlink()
+
+
+def test_the_migration_of_a_0_1_base_keeps_the_history(work):
+    from icgbench.leaderboard.maintenance import migrate
+
+    clone, _, _ = work
+    board = clone / "leaderboard"
+    _as_0_1(board)
+    old = commit(clone, "a 0.1 board")
+    assert migrate(board) == 2
+    _, problems = verify(board, tier="full", base=old)
+    assert [p for p in problems if p.field == "history"] == []  # its migration, exactly
+
+
+def test_a_base_path_outside_the_board_is_never_read(work):
+    from icgbench.leaderboard.store import entries_of, parse_board, write_board
+
+    clone, _, _ = work
+    board = clone / "leaderboard"
+    _as_0_1(board, first_path="../README.md")  # a file of the repository, outside the board
+    old = commit(clone, "a 0.1 board naming a path outside itself")
+    entries = entries_of(parse_board((board / JSON_NAME).read_bytes(), JSON_NAME), JSON_NAME)
+    for e in entries:  # the board as its migration would write it
+        (board / e.submission_path).parent.mkdir(parents=True, exist_ok=True)
+        (board / f"submissions/{e.model_name}/{e.variant_name}__seed{e.seed}.json.gz").rename(
+            board / e.submission_path)
+    write_board(board, "full", entries)
+    _, problems = verify(board, tier="full", base=old)
+    assert [str(p.recomputed) for p in problems if p.field == "history"] == [
+        "'../README.md' has an empty, '.' or '..' part (a board path stays inside the board)"]
+
+
+def _set_release(board: Path, which: slice, version: str) -> None:
+    doc = json.loads((board / JSON_NAME).read_text())
+    for e in doc["entries"][which]:
+        e["data_version"] = version
+    entries = [LeaderboardEntry.from_dict(e) for e in doc["entries"]]
+    (board / JSON_NAME).write_text(json_text(doc["tier"], entries))
+    (board / CSV_NAME).write_text(csv_text(entries))
+
+
+@pytest.mark.parametrize("which, closed", [(slice(None), True), (slice(0, 1), False)])
+def test_a_board_of_an_earlier_major_release_is_closed(work, capsys, which, closed):
+    """A base board whose every entry was graded on an earlier major release starts a new
+    history (the new release's board replaces it); a board with any entry of this release
+    does not."""
+    clone, _, _ = work
+    board = clone / "leaderboard"
+    good = {n: (board / n).read_bytes() for n in (JSON_NAME, CSV_NAME)}
+    _set_release(board, which, "4.0.0")
+    old = commit(clone, "the board of release 4.0.0")
+    for name, data in good.items():  # this release's board, from scratch
+        (board / name).write_bytes(data)
+    code, out = _cli_verify(board, old, capsys)
+    if closed:
+        assert code == 0, out
+    else:
+        assert code == 1 and "changed: data_version" in out, out
+
+
+def _infinite(board: Path) -> None:
+    text, count = re.subn(r'"auroc": [0-9.e-]+', '"auroc": 1e999',
+                          (board / JSON_NAME).read_text(), count=1)
+    assert count == 1
+    (board / JSON_NAME).write_text(text)
+
+
+def test_a_non_finite_score_at_the_base_or_now_is_a_clear_error(work, capsys):
+    clone, base, _ = work
+    board = clone / "leaderboard"
+    good = (board / JSON_NAME).read_bytes()
+    _infinite(board)
+    code, out = _cli_verify(board, base, capsys)
+    assert code == 1 and "entry 0: field scores.risk_prediction.auroc is inf" in out, out
+    bad = commit(clone, "a board with 1e999")
+    (board / JSON_NAME).write_bytes(good)
+    code, out = _cli_verify(board, bad, capsys)
+    assert code == 1 and "non-finite" in out and "history" in out, out

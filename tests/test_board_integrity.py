@@ -20,7 +20,8 @@ import pytest
 from icgbench.cli import main
 from icgbench.errors import InvalidInputError, UsageError
 from icgbench.leaderboard import read_entries
-from icgbench.leaderboard.board import add, fold, name_clash
+from icgbench.leaderboard.board import add
+from icgbench.leaderboard.names import fold, name_clash
 from icgbench.leaderboard.store import CSV_NAME, JSON_NAME, LOCK_NAME, csv_text, defused
 from icgbench.leaderboard.verify import verify
 from leaderboard_helpers import small_board_copy, submission_doc, submission_file
@@ -75,11 +76,12 @@ def test_an_entry_claiming_another_tier_is_caught(tmp_path, board):
 
 def test_a_second_version_of_a_model_is_its_own_entry(tmp_path, board):
     copy = small_board_copy(board, tmp_path)
-    doc = submission_doc("random", "linear_lowhet")
-    doc["model"]["version"] = "0.5.0"
-    entry = add(_file(tmp_path, doc), copy)
-    assert entry.submission_path == "submissions/random/0.5.0/linear_lowhet__seed0.json.gz"
-    assert {e.package_version for e in read_entries(copy) if e.model_name == "random"} == {
+    for version in ("0.4.0", "0.5.0"):
+        doc = submission_doc("random", "linear_lowhet")
+        doc["model"].update(name="my_model", version=version)
+        entry = add(_file(tmp_path, doc, f"{version}.json"), copy)
+    assert entry.submission_path == "submissions/my_model/0.5.0/linear_lowhet__seed0.json.gz"
+    assert {e.package_version for e in read_entries(copy) if e.model_name == "my_model"} == {
         "0.4.0", "0.5.0"}
     assert verify(copy, tier="small")[1] == []
 
@@ -99,7 +101,7 @@ def test_look_alike_names_are_refused(tmp_path, board, name, version, message):
 
 def test_name_folding_covers_case_and_compatibility_forms():
     assert fold("Ｒandom") == fold("random") == fold("RANDOM")
-    assert name_clash([("random", "0.2.0")], "random", "0.2.0") is None
+    assert name_clash([("mine", "0.2.0")], "mine", "0.2.0") is None
     assert "only by case" in name_clash([("m", "v1")], "m", "V1")
     assert name_clash([("m", "v1")], "m", "v2") is None
 
@@ -164,7 +166,7 @@ def test_a_symbolic_link_is_never_followed_by_a_writer(tmp_path, board):
     assert target.read_text() == "precious"
     (copy / LOCK_NAME).unlink()
     (copy / "submissions" / "mbcnet_v0_1").symlink_to(tmp_path)
-    with pytest.raises(UsageError, match="symbolic link"):
+    with pytest.raises(InvalidInputError, match="symbolic link"):
         add(submission_file(tmp_path, "mbcnet_v0_1", "linear_lowhet"), copy)
     assert not list(tmp_path.glob("0.4.0*"))
 
@@ -180,7 +182,7 @@ def test_free_text_keeps_its_content_and_never_breaks_the_csv(tmp_path):
         tier="small")
     for i, text in enumerate(HOSTILE_NOTES):
         doc = submission_doc("random", "linear_lowhet")
-        doc["model"]["version"] = f"v{i}"
+        doc["model"].update(name="my_model", version=f"v{i}")
         add(_file(tmp_path, doc, f"v{i}.json"), folder, notes=text)
     entries = read_entries(folder)
     assert [e.notes for e in entries] == [notes, *HOSTILE_NOTES]  # kept exactly in the JSON

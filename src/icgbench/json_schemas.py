@@ -304,6 +304,11 @@ def submission_path_pattern() -> str:
             f"{{0,63}}/({variants})__seed(0|[1-9][0-9]*)\\.json\\.gz{END}")
 
 
+def _whole(pattern: str) -> str:
+    """``pattern`` anchored at the very end (``$`` lets a final newline through in Python)."""
+    return pattern.removesuffix("$") + END
+
+
 def leaderboard_entry_schema() -> dict[str, Any]:
     """One leaderboard row (the seed's fields plus provenance of the scored submission)."""
     return {
@@ -323,10 +328,13 @@ def leaderboard_entry_schema() -> dict[str, Any]:
             "tier": {"enum": TIERS, "description": "Release tier the entry was graded on; a "
                      "board holds one tier (the public board: full)."},
             "submitted_at": {"type": "string",
-                             "pattern": r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$",
-                             "description": "UTC ISO-8601 timestamp."},
+                             "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}"
+                             rf"(\.[0-9]{{1,6}})?Z{END}",
+                             "description": "UTC ISO-8601 timestamp in ASCII digits; a real "
+                             "time, not before the release the entry was graded on and not "
+                             "after it was checked."},
             "variant_name": {"enum": variant_names()},
-            "variant_hash": {"type": "string", "pattern": HASH12},
+            "variant_hash": {"type": "string", "pattern": _whole(HASH12)},
             "model_name": {"type": "string", "pattern": MODEL_NAME,
                            "not": {"type": "string", "pattern": ORACLE_NAME},
                            "description": "The submission's model.name; never 'oracle'."},
@@ -342,12 +350,12 @@ def leaderboard_entry_schema() -> dict[str, Any]:
                       "spreadsheet formulas)."},
             "seed": {"type": "integer", "minimum": 0},
             "data_version": {"type": "string", "pattern": RELEASE_VERSION},
-            "release_fingerprint": {"type": "string", "pattern": SHA256},
+            "release_fingerprint": {"type": "string", "pattern": _whole(SHA256)},
             "submission_path": {"type": "string", "pattern": submission_path_pattern(),
                                 "description": "Where the submission is stored in the board "
                                 "folder: submissions/<model>/<version>/<variant>__seed<k>"
                                 ".json.gz, nothing else."},
-            "submission_sha256": {"type": "string", "pattern": SHA256},
+            "submission_sha256": {"type": "string", "pattern": _whole(SHA256)},
         },
     }
 

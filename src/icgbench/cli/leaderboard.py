@@ -213,7 +213,9 @@ def one_line(text: str, limit: int = NOTE_CHARS) -> str:
 
 def _entry_labels(folder: Path, entries: list) -> dict[tuple[str, str], str]:
     """`` [language] notes`` per (model, version), from its stored submissions' headers."""
-    from icgbench.scorer.parse import json_bytes, parse_json, read_file
+    from icgbench import untrusted
+    from icgbench.leaderboard.files import inside
+    from icgbench.scorer.parse import DEFAULT_MAX_BYTES, json_bytes, parse_json
 
     out: dict[tuple[str, str], str] = {}
     for e in entries:
@@ -221,9 +223,11 @@ def _entry_labels(folder: Path, entries: list) -> dict[tuple[str, str], str]:
         if key in out:
             continue
         try:
-            model = parse_json(json_bytes(read_file(folder / e.submission_path)))["model"]
+            data = untrusted.read_regular(inside(folder, e.submission_path), DEFAULT_MAX_BYTES,
+                                          follow_symlinks=False)
+            model = parse_json(json_bytes(data))["model"]
             language = model.get("language", "") if isinstance(model, dict) else ""
-        except (UserError, OSError, KeyError, TypeError):
+        except (UserError, OSError, untrusted.InputProblem, KeyError, TypeError):
             language = ""
         parts = [f"[{one_line(str(language), 32)}]" if language else "",
                  one_line(e.notes) if e.notes else ""]

@@ -11,11 +11,11 @@ completes without losing a row.
 
 from __future__ import annotations
 
+import datetime as dt
 import gzip
 import logging
 import statistics
-import unicodedata
-from collections.abc import Iterable
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,7 +23,14 @@ from icgbench import failpoints
 from icgbench.atomic import write_bytes
 from icgbench.data import tier_descriptor
 from icgbench.errors import InvalidInputError, UsageError
-from icgbench.leaderboard.entry import LeaderboardEntry, entry_from_report, now_utc
+from icgbench.leaderboard.entry import (
+    LeaderboardEntry,
+    entry_from_report,
+    now_utc,
+    timestamp_problem,
+)
+from icgbench.leaderboard.files import inside
+from icgbench.leaderboard.names import Names
 from icgbench.leaderboard.store import (
     DEFAULT_LOCK_TIMEOUT,
     PUBLIC_TIER,
@@ -40,40 +47,28 @@ from icgbench.untrusted import GZIP_MAGIC, lone_surrogate
 log = logging.getLogger(__name__)
 
 
-def fold(text: str) -> str:
-    """What two names must not share unless equal: NFKC compatibility form, case-folded."""
-    return unicodedata.normalize("NFKC", text).casefold()
+#: (model, version, variant, seed) -> the k a structure entry was graded at.
+KnownK = Mapping[tuple[str, str, str, int], int]
 
 
-def name_clash(known: Iterable[tuple[str, str]], name: str, version: str) -> str | None:
-    """Why (name, version) would be confused with a (name, version) already known, or None."""
-    for other, other_version in known:
-        if other != name and fold(other) == fold(name):
-            return (f"model name {name!r} differs from {other!r}, already on the board, only "
-                    "by case or Unicode compatibility; use the same name or a distinct one")
-        if other == name and other_version != version and fold(other_version) == fold(version):
-            return (f"version {version!r} of {name} differs from {other_version!r}, already on "
-                    "the board, only by case or Unicode compatibility")
-    return None
+def known_k(entries: list[LeaderboardEntry]) -> dict[tuple[str, str, str, int], int]:
+    """The structure k recorded on each entry that has one, by (model, version, cohort):
+    all that :func:`calibration_k` needs of a board."""
+    out = {}
+    for e in entries:
+        k = e.scores.get("structure_recovery", {}).get("k")
+        if k is not None:
+            out[(e.model_name, e.package_version, e.variant_name, e.seed)] = int(k)
+    return out
 
 
-def no_symlink_below(folder: Path, relative: str) -> Path:
-    """``folder / relative``, refusing a symbolic link at any level below ``folder``."""
-    path = Path(folder)
-    for part in Path(relative).parts:
-        path = path / part
-        if path.is_symlink():
-            raise UsageError(f"{path} is a symbolic link; a board holds regular files and "
-                             "folders only")
-    return path
-
-
-def calibration_k(v: Validated, entries: list[LeaderboardEntry]) -> int | None:
+def calibration_k(v: Validated, known: KnownK) -> int | None:
     """The K* a structure submission is graded at, by the calibration protocol.
 
     None on the calibration cohort itself (K* is chosen there, in-sample, and a declared
     ``k`` is refused); otherwise the k recorded on the same model version's
-    calibration-cohort entry, which must exist, and a declared ``k`` must equal it.
+    calibration-cohort entry (``known``: see :func:`known_k`), which must exist, and a
+    declared ``k`` must equal it.
     """
     doc = v.document
     block = doc.get("structure_recovery")
@@ -88,12 +83,7 @@ def calibration_k(v: Validated, entries: list[LeaderboardEntry]) -> int | None:
                 f"({variant}, seed {seed}) K* is chosen by the protocol (the K of highest "
                 "directed F1); leave k out of this file")
         return None
-    k_star = None
-    for e in entries:
-        if (e.model_name, e.package_version, e.variant_name, e.seed) == (
-                doc["model"]["name"], doc["model"]["version"], variant, seed):
-            k = e.scores.get("structure_recovery", {}).get("k")
-            k_star = None if k is None else int(k)
+    k_star = known.get((doc["model"]["name"], doc["model"]["version"], variant, seed))
     if k_star is None:
         raise InvalidInputError(
             f"structure_recovery is graded at the K* chosen on the calibration cohort "
@@ -144,15 +134,20 @@ def add(source: Path, folder: Path, notes: str = "", submitted_at: str | None = 
                 f"{folder} is a {board.tier}-tier board (the public board takes full-tier "
                 f"entries only); {source} is a {doc['tier']}-tier submission")
         check_csv(folder, board.entries)
-        known = [(e.model_name, e.package_version) for e in board.entries]
-        clash = name_clash(known, doc["model"]["name"], doc["model"]["version"])
+        names = Names((e.model_name, e.package_version) for e in board.entries)
+        clash = names.problem(doc["model"]["name"], doc["model"]["version"])
         if clash is not None:
             raise InvalidInputError(clash)
-        report = grade(v, structure_k=calibration_k(v, board.entries)).document
-        entry = entry_from_report(report, notes, submitted_at or now_utc())
+        when = submitted_at or now_utc()
+        problem = timestamp_problem(when, v.descriptor.document.get("created"),
+                                    dt.datetime.now(dt.UTC))
+        if problem is not None:
+            raise UsageError(f"submitted_at: {problem}")
+        report = grade(v, structure_k=calibration_k(v, known_k(board.entries))).document
+        entry = entry_from_report(report, notes, when)
         if any(e.key == entry.key for e in board.entries):
             raise InvalidInputError(f"the board already has {entry.label}")
-        target = no_symlink_below(folder, entry.submission_path)
+        target = inside(folder, entry.submission_path)
         log.info("graded %s; storing it at %s", entry.label, target)
         write_bytes(target, stored)  # an unreferenced file here is a killed add's: replaced
         failpoints.reached("board.submission_stored")

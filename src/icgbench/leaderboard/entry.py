@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import datetime as dt
+import functools
+import re
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
@@ -12,11 +14,25 @@ from icgbench.errors import InvalidInputError
 SCHEMA_VERSION = contract.json_schema("leaderboard-entry")["properties"]["schema_version"][
     "const"]
 SUBMISSIONS = "submissions"
+#: ``submitted_at``: a UTC time in ASCII digits (``re.ASCII``: ``\d`` would also take
+#: other scripts' digits), seconds at most to the microsecond, a final Z and nothing after.
+TIMESTAMP = re.compile(r"([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2})"
+                       r"(?:\.([0-9]{1,6}))?Z", re.ASCII)
+#: How far a recorded time may be ahead of the clock of the check (clocks differ).
+CLOCK_SKEW = dt.timedelta(days=1)
 
 
 def canonical_path(model: str, version: str, variant: str, seed: int) -> str:
     """Where a board stores a model version's submission for a cohort (relative path)."""
     return f"{SUBMISSIONS}/{model}/{version}/{variant}__seed{seed}.json.gz"
+
+
+@functools.lru_cache(maxsize=1)
+def _validator() -> Any:
+    """The entry schema's validator, built once (a board checks every row against it)."""
+    from jsonschema import Draft7Validator
+
+    return Draft7Validator(contract.json_schema("leaderboard-entry"))
 
 
 @dataclass(frozen=True)
@@ -60,20 +76,51 @@ class LeaderboardEntry:
     @classmethod
     def from_dict(cls, data: Any) -> LeaderboardEntry:
         """An entry from a document of the current schema version (validated)."""
-        from jsonschema import Draft7Validator
-
         from icgbench.scorer.schema_check import shorten
 
         if not isinstance(data, dict):
             raise InvalidInputError(f"a leaderboard entry must be a JSON object, not "
                                     f"{type(data).__name__}")
-        errors = sorted(Draft7Validator(contract.json_schema("leaderboard-entry")).iter_errors(
-            data), key=lambda e: list(e.absolute_path))
+        errors = sorted(_validator().iter_errors(data), key=lambda e: list(e.absolute_path))
         if errors:
             where = "/".join(map(str, errors[0].absolute_path)) or "(entry)"
             raise InvalidInputError(f"leaderboard entry invalid at {where}: "
                                     f"{shorten(errors[0].message)}")
+        if (problem := timestamp_problem(data["submitted_at"])) is not None:
+            raise InvalidInputError(f"leaderboard entry invalid at submitted_at: {problem}")
         return cls(**{f.name: data[f.name] for f in fields(cls)})
+
+
+def parse_utc(text: str) -> dt.datetime | None:
+    """The UTC time ``text`` names (``YYYY-MM-DDTHH:MM:SS[.ffffff]Z``), or None when it is
+    not one (a wrong form, a date that does not exist, a trailing character)."""
+    match = TIMESTAMP.fullmatch(text) if isinstance(text, str) else None
+    if match is None:
+        return None
+    try:
+        when = dt.datetime.strptime(match[1], "%Y-%m-%dT%H:%M:%S")
+    except ValueError:
+        return None
+    micro = int((match[2] or "0").ljust(6, "0"))
+    return when.replace(microsecond=micro, tzinfo=dt.UTC)
+
+
+def timestamp_problem(text: str, earliest: str | None = None,
+                      now: dt.datetime | None = None) -> str | None:
+    """Why ``text`` cannot be an entry's ``submitted_at``, or None: it must be a real UTC
+    time, not before ``earliest`` (the release's date) and not after ``now`` (plus
+    CLOCK_SKEW)."""
+    when = parse_utc(text)
+    if when is None:
+        return (f"{text!r} is not a UTC time of the form YYYY-MM-DDTHH:MM:SSZ (ASCII digits, "
+                "a real date and time, nothing after the Z)")
+    start = parse_utc(earliest) if earliest is not None else None
+    if start is not None and when < start:
+        return f"{text} is before the release it was graded on ({earliest})"
+    if now is not None and when > now + CLOCK_SKEW:
+        return (f"{text} is in the future (the check ran at "
+                f"{now.replace(microsecond=0).isoformat().replace('+00:00', 'Z')})")
+    return None
 
 
 def headline_scores(report: dict[str, Any]) -> dict[str, dict[str, float | None]]:

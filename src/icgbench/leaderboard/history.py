@@ -1,39 +1,53 @@
-"""A board's history: the board at a git ref must be a prefix of the board now.
+"""A board's history: the board at a git ref must be a prefix of the board now, in bytes.
 
 The board is append-only, so the board at the pull request's base must reappear, unchanged,
-at the start of the new one: the same entries in the same order, every field equal (after
-migrating both to the current schema version, the one time rows are rewritten), and every
-stored file byte for byte. A pull request that deletes another model's rows, replaces a
-submission together with its recorded scores, edits notes or timestamps, reorders rows or
-empties the board fails here even though its end state re-scores cleanly.
+at the start of the new one: the same entries in the same order, **each entry's row in
+``leaderboard.json`` byte for byte as committed at the base** (so ``40`` may not become
+``40.0``, nor ``0.0`` become ``-0.0``, nor a row be rewritten at an older schema version),
+and every stored file byte for byte. The comparison is made on the raw rows, before any
+migration. The one rewrite allowed is the migration itself: a base row stored at an
+*older* schema version may reappear as exactly its migration to the current one (and its
+file at the migrated path, with the same bytes). A pull request that deletes another
+model's rows, replaces a submission together with its recorded scores, edits notes or
+timestamps, reorders rows or empties the board fails here even though its end state
+re-scores cleanly.
 
 The ref is resolved in the git repository that holds the board folder, and the board is
-read at the same path inside it, with ``git cat-file`` only: nothing in the repository is
-run. A board whose every entry was graded on an earlier major data release is closed:
-the current board starts a new history (as releases 2.0.0 and 3.0.0 did).
+read at the same path inside it with ``git cat-file`` only (one batch process for the
+stored files): nothing in the repository is run. A board whose every entry was graded on
+an earlier major data release is closed: the current board starts a new history (as
+releases 2.0.0 and 3.0.0 did).
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import IO, Any
 
 from icgbench import untrusted
 from icgbench.errors import InvalidInputError, UsageError
+from icgbench.leaderboard.entry import SCHEMA_VERSION
+from icgbench.leaderboard.files import inside, path_problem
+from icgbench.leaderboard.migrations import migrate_leaderboard_entries
 from icgbench.leaderboard.store import (
     JSON_NAME,
     MAX_BOARD_BYTES,
     RawBoard,
     parse_board,
-    stored_paths,
+    read_json_file,
 )
 from icgbench.leaderboard.verify import Discrepancy
 from icgbench.release.tiers import DATA_VERSION
 from icgbench.scorer.parse import DEFAULT_MAX_BYTES
 
 _GIT_ENV = {"GIT_CONFIG_NOSYSTEM": "1", "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
+_WHITESPACE = " \t\n\r"
 
 
 def _git(cwd: Path, *args: str) -> subprocess.CompletedProcess:
@@ -51,7 +65,11 @@ def _repository(folder: Path) -> tuple[Path, str]:
         raise UsageError(f"--base needs the board folder {folder} to be inside a git "
                          "repository")
     top = Path(found.stdout.decode().strip()).resolve()
-    return top, folder.resolve().relative_to(top).as_posix()
+    prefix = folder.resolve().relative_to(top).as_posix()
+    if "\n" in prefix:
+        raise UsageError(f"--base cannot read a board folder whose path holds a line break "
+                         f"({prefix!r})")
+    return top, prefix
 
 
 def _commit(top: Path, ref: str) -> str:
@@ -63,18 +81,58 @@ def _commit(top: Path, ref: str) -> str:
     return found.stdout.decode().strip()
 
 
-def _blob(top: Path, commit: str, path: str, limit: int) -> bytes | None:
-    """The bytes of ``path`` at ``commit`` (None when it does not exist there)."""
-    spec = f"{commit}:{path}"
-    kind = _git(top, "cat-file", "-t", spec)
-    if kind.returncode != 0:
-        return None
-    if kind.stdout.strip() != b"blob":
-        raise InvalidInputError(f"{path} at {commit[:12]} is not a file")
-    size = int(_git(top, "cat-file", "-s", spec).stdout.strip() or 0)
-    if size > limit:
-        raise InvalidInputError(f"{path} at {commit[:12]} is over {limit} bytes")
-    return _git(top, "cat-file", "blob", spec).stdout
+class Blobs:
+    """Files of one commit, read through one ``git cat-file --batch`` process."""
+
+    def __init__(self, process: subprocess.Popen, commit: str) -> None:
+        self.process = process
+        self.commit = commit
+
+    def read(self, path: str, limit: int) -> bytes | None:
+        """The bytes of ``path`` at the commit (None when it does not exist there)."""
+        stdin, stdout = self._pipes()
+        stdin.write(f"{self.commit}:{path}\n".encode())
+        stdin.flush()
+        header = stdout.readline().rstrip(b"\n")
+        if header.endswith((b" missing", b" ambiguous")) or header.count(b" ") != 2:
+            return None  # not in the commit
+        _, kind, size_text = header.decode("ascii", errors="replace").split(" ")
+        size = int(size_text)
+        if size > limit or kind != "blob":
+            _skip(stdout, size + 1)
+            what = "not a file" if kind != "blob" else f"over {limit} bytes"
+            raise InvalidInputError(f"{path} at {self.commit[:12]} is {what}")
+        data = stdout.read(size)
+        stdout.read(1)  # the newline after each object
+        return data
+
+    def _pipes(self) -> tuple[IO[bytes], IO[bytes]]:
+        assert self.process.stdin is not None and self.process.stdout is not None
+        return self.process.stdin, self.process.stdout
+
+
+def _skip(stream: IO[bytes], count: int) -> None:
+    while count > 0 and (chunk := stream.read(min(count, 1 << 20))):
+        count -= len(chunk)
+
+
+@contextmanager
+def blobs(top: Path, commit: str) -> Iterator[Blobs]:
+    """A :class:`Blobs` reader of ``commit`` in the repository at ``top``."""
+    try:
+        process = subprocess.Popen(["git", "cat-file", "--batch"], cwd=top,
+                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                   stderr=subprocess.DEVNULL, env={**os.environ, **_GIT_ENV})
+    except FileNotFoundError:
+        raise UsageError("--base needs git, which is not installed") from None
+    try:
+        yield Blobs(process, commit)
+    finally:
+        if process.stdin is not None:
+            process.stdin.close()
+        if process.stdout is not None:
+            process.stdout.close()
+        process.wait(timeout=120)
 
 
 def _sha(data: bytes | None) -> str | None:
@@ -94,9 +152,67 @@ def earlier_release(board: RawBoard) -> bool:
         str(e.get("data_version", "")).split(".")[0] != major for e in board.entries)
 
 
+def _skip_space(text: str, i: int) -> int:
+    while i < len(text) and text[i] in _WHITESPACE:
+        i += 1
+    return i
+
+
+def entry_rows(data: bytes) -> list[bytes]:
+    """The raw bytes of each element of the board document's ``entries`` array, exactly
+    as they stand in ``data`` (a document :func:`.store.parse_board` has accepted)."""
+    text = data.decode("utf-8")
+    decoder = json.JSONDecoder()
+    rows: list[bytes] = []
+    i = _skip_space(text, 0) + 1  # past the document's "{"
+    while (i := _skip_space(text, i)) < len(text) and text[i] != "}":
+        key, i = decoder.raw_decode(text, i)
+        i = _skip_space(text, _skip_space(text, i) + 1)  # past the ":"
+        if key != "entries":
+            _, i = decoder.raw_decode(text, i)
+        else:
+            rows, i = [], i + 1  # past the "["
+            while (i := _skip_space(text, i)) < len(text) and text[i] != "]":
+                _, end = decoder.raw_decode(text, i)
+                rows.append(text[i:end].encode("utf-8"))
+                i = _skip_space(text, end)
+                i += text[i] == ","
+            i += 1  # past the "]"
+        i = _skip_space(text, i)
+        i += text[i] == ","
+    return rows
+
+
+def _exact(value: Any) -> str:
+    """A value's JSON text, telling 40 from 40.0 and 0.0 from -0.0 (for field names)."""
+    return json.dumps(value, sort_keys=True)
+
+
 def _label(entry: dict) -> str:
     return (f"{entry.get('model_name')} {entry.get('package_version')} on "
             f"{entry.get('variant_name')} seed {entry.get('seed')}")
+
+
+def _row_change(old_row: bytes, new_row: bytes, old: Any, new: Any) -> str | None:
+    """How a base row changed in the new board, or None when it is kept (byte for byte, or
+    stored at an older schema version and now exactly its migration)."""
+    if old_row == new_row:
+        return None
+    if isinstance(old, dict) and isinstance(new, dict):
+        if old.get("schema_version") != SCHEMA_VERSION and (
+                new.get("schema_version") == SCHEMA_VERSION):
+            try:
+                migrated = migrate_leaderboard_entries([old])[0]
+            except InvalidInputError:
+                migrated = None
+            if migrated is not None and _exact(migrated) == _exact(new):
+                return None
+            old = migrated if migrated is not None else old
+        changed = sorted(k for k in set(old) | set(new)
+                         if _exact(old.get(k)) != _exact(new.get(k)))
+        if changed:
+            return f"changed: {', '.join(changed)}"
+    return "changed: the bytes of its row (same values, written differently)"
 
 
 def history_problems(folder: Path, ref: str, now: RawBoard) -> list[Discrepancy]:
@@ -104,38 +220,46 @@ def history_problems(folder: Path, ref: str, now: RawBoard) -> list[Discrepancy]
     folder = Path(folder)
     top, prefix = _repository(folder)
     commit = _commit(top, ref)
-    where = f"{prefix}/{JSON_NAME}" if prefix != "." else JSON_NAME
-    data = _blob(top, commit, where, MAX_BOARD_BYTES)
-    if data is None:
-        return []  # no board at the base: anything extends it
-    before = parse_board(data, f"{where} at {commit[:12]}")
-    if earlier_release(before):
-        return []  # a new major data release starts a new board (see docs/leaderboard.md)
-    paths = stored_paths(data)
-    out = []
-    at = f"the board at {ref}"
-    if before.tier != now.tier:
-        out.append(Discrepancy(JSON_NAME, "tier", f"{before.tier} ({at})", now.tier))
-    for i, old in enumerate(before.entries):
-        label = f"entry {i} ({_label(old)})"
-        if i >= len(now.entries):
-            out.append(Discrepancy(label, "history", f"present in {at}", "removed"))
-            continue
-        new = now.entries[i]
-        changed = sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k))
-        if changed:
-            out.append(Discrepancy(label, "history", f"as in {at}",
-                                   f"changed: {', '.join(changed)}"))
-            continue
-        stored = paths[i]
-        old_bytes = None if stored is None else _blob(
-            top, commit, f"{prefix}/{stored}" if prefix != "." else stored, DEFAULT_MAX_BYTES)
-        try:
-            new_bytes = untrusted.read_regular(folder / new["submission_path"],
-                                               DEFAULT_MAX_BYTES, follow_symlinks=False)
-        except (OSError, untrusted.InputProblem):
-            new_bytes = None
-        if _sha(old_bytes) != _sha(new_bytes):
-            out.append(Discrepancy(label, "history", f"stored file as in {at} "
-                                   f"({_sha(old_bytes)})", f"now {_sha(new_bytes)}"))
+
+    def at_base(path: str) -> str:
+        return f"{prefix}/{path}" if prefix != "." else path
+
+    with blobs(top, commit) as base:
+        data = base.read(at_base(JSON_NAME), MAX_BOARD_BYTES)
+        if data is None:
+            return []  # no board at the base: anything extends it
+        before = parse_board(data, f"{at_base(JSON_NAME)} at {commit[:12]}")
+        if earlier_release(before):
+            return []  # a new major data release starts a new board (see docs/leaderboard.md)
+        current = read_json_file(folder) or b""
+        old_raw = untrusted.loads(data)["entries"]
+        new_raw = untrusted.loads(current)["entries"]
+        old_rows, new_rows = entry_rows(data), entry_rows(current)
+        out = []
+        at = f"the board at {ref}"
+        if before.tier != now.tier:
+            out.append(Discrepancy(JSON_NAME, "tier", f"{before.tier} ({at})", now.tier))
+        for i, old in enumerate(before.entries):
+            label = f"entry {i} ({_label(old)})"
+            if i >= len(now.entries):
+                out.append(Discrepancy(label, "history", f"present in {at}", "removed"))
+                continue
+            change = _row_change(old_rows[i], new_rows[i], old_raw[i], new_raw[i])
+            if change is not None:
+                out.append(Discrepancy(label, "history", f"as in {at}", change))
+                continue
+            stored = old_raw[i].get("submission_path")
+            if (problem := path_problem(stored)) is not None:
+                out.append(Discrepancy(label, "history", f"a stored file in {at}", problem))
+                continue
+            old_bytes = base.read(at_base(stored), DEFAULT_MAX_BYTES)
+            try:
+                new_bytes: bytes | None = untrusted.read_regular(
+                    inside(folder, now.entries[i].get("submission_path")), DEFAULT_MAX_BYTES,
+                    follow_symlinks=False)
+            except (OSError, InvalidInputError, untrusted.InputProblem):
+                new_bytes = None
+            if _sha(old_bytes) != _sha(new_bytes):
+                out.append(Discrepancy(label, "history", f"stored file as in {at} "
+                                       f"({_sha(old_bytes)})", f"now {_sha(new_bytes)}"))
     return out

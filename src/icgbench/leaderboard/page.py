@@ -2,8 +2,11 @@
 
 No CDN and no server: styles, the sorting script and the figures (as data URIs) are inside
 the one HTML file, and the submissions it links to are copied beside it, so the folder
-works from ``file://``. Reference lines: ``random`` (an entry, the floor) and ``oracle``
-(scored on the fly from the truth when the release is available: the ceiling).
+works from ``file://``. Reference lines: ``random`` (an entry, the floor, when it is the
+registry's model at a version the trusted code produces: :func:`.names.is_floor`) and the
+registry's models flagged ``oracle`` (``ceiling``, ``oracle``: scored on the fly from the
+truth when the release is available). A name on the board alone never makes a reference
+line.
 
 The page treats the board as hostile: every value is HTML-escaped; links are relative and
 point only at the submission copies it wrote itself, at each entry's canonical path; a
@@ -28,18 +31,16 @@ from icgbench import untrusted
 from icgbench.atomic import ensure_writable_dir, write_bytes, write_text
 from icgbench.errors import InvalidInputError, UserError
 from icgbench.generator import get_variant
-from icgbench.leaderboard.board import no_symlink_below, over_seeds, rank, rank_overall
+from icgbench.leaderboard.board import over_seeds, rank, rank_overall
 from icgbench.leaderboard.entry import SCHEMA_VERSION, LeaderboardEntry, headline_scores
-from icgbench.leaderboard.files import SEALED_BOARD, board_folder
+from icgbench.leaderboard.files import SEALED_BOARD, board_folder, inside
+from icgbench.leaderboard.names import is_floor, truth_readers
 from icgbench.leaderboard.store import JSON_NAME, load_board
 from icgbench.release.tiers import SEALED_NAME
 from icgbench.scorer.parse import DEFAULT_MAX_BYTES
 from icgbench.tasks import TASKS
 from icgbench.vocabulary import CATEGORIES
 
-REFERENCE_MODELS = ("random", "ceiling", "oracle")
-#: The models that read the truth, scored at render time on every cohort of the board.
-TRUTH_READERS = ("ceiling", "oracle")
 FIGURE_ALT = {
     "scores_by_variant.png": "Task scores by variant and model",
     "auroc_vs_r2.png": "AUROC against mean R^2: prediction without mechanism",
@@ -76,7 +77,7 @@ def oracle_entries(entries: list[LeaderboardEntry]) -> list[LeaderboardEntry]:
             try:
                 data = CohortData.load(variant, seed, tier)
                 reports = []
-                for name in TRUTH_READERS:
+                for name in truth_readers():
                     model = get_model(name)
                     model.fit(data)
                     reports.append(score(model.submission(data)).document)
@@ -132,7 +133,8 @@ def _rows(entries: list[LeaderboardEntry], oracle: list[LeaderboardEntry], varia
                               "sort": "" if mean is None else repr(mean)})
             rows.append({
                 "model": r.model, "version": r.package_version, "cells": cells,
-                "seeds": len(mine), "reference": reference or r.model in REFERENCE_MODELS,
+                "seeds": len(mine), "reference": reference or is_floor(r.model,
+                                                                       r.package_version),
                 "links": [{"href": e.canonical_path, "label": _link_label(e),
                            "entry": f"{e.model_name}|{e.package_version}|{variant}|{e.seed}"}
                           for e in sorted(mine, key=lambda e: e.seed) if e.submission_path],
@@ -157,10 +159,10 @@ def overall_rows(entries: list[LeaderboardEntry], references: list[LeaderboardEn
                 mean, std = over_seeds(values)
                 cells.append({"text": _fmt(mean), "std": None if not std else _fmt(std),
                               "sort": "" if mean is None else repr(mean)})
-            rows.append({"rank": "" if reference or r.model in REFERENCE_MODELS else place,
+            line = reference or is_floor(r.model, r.package_version)
+            rows.append({"rank": "" if line else place,
                          "model": r.model, "version": r.package_version, "cells": cells,
-                         "cohorts": len(mine),
-                         "reference": reference or r.model in REFERENCE_MODELS})
+                         "cohorts": len(mine), "reference": line})
     return rows
 
 
@@ -255,8 +257,8 @@ def render(folder: Path, out: Path, figures: Path | None, with_oracle: bool = Tr
     copies = [("", e) for e in load_board(folder, new_tier=None).entries]
     copies += [(f"{SEALED_BOARD}/", e) for e in sealed_entries(folder)]
     for where, e in copies:
-        source = no_symlink_below(folder, where + e.canonical_path)
-        target = no_symlink_below(out, where + e.canonical_path)
+        source = inside(folder / where, e.canonical_path)
+        target = inside(out / where, e.canonical_path)
         if source.resolve() == target.resolve():
             continue
         try:

@@ -13,15 +13,13 @@ other cohorts are graded.
 from __future__ import annotations
 
 import logging
-import os
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 from icgbench.errors import InvalidInputError, UsageError, UserError
-from icgbench.leaderboard.board import add, calibration_first, calibration_k
+from icgbench.leaderboard.board import add, calibration_first, calibration_k, known_k
 from icgbench.leaderboard.entry import LeaderboardEntry, entry_from_report
-from icgbench.leaderboard.files import QUEUE
+from icgbench.leaderboard.files import QUEUE, queue_problem
 from icgbench.leaderboard.store import load_board
 
 log = logging.getLogger(__name__)
@@ -48,10 +46,8 @@ def queued(folder: Path) -> list[Path]:
         return []
     files = []
     for path in sorted(queue.iterdir()):
-        mode = os.lstat(path).st_mode
-        if not stat.S_ISREG(mode) or not path.name.endswith((".json", ".json.gz")):
-            raise InvalidInputError(f"{path}: the queue holds submission files only "
-                                    "(regular .json or .json.gz files)")
+        if (problem := queue_problem(path)) is not None:
+            raise InvalidInputError(f"{path}: {problem}")
         files.append(path)
     return calibration_first(files)
 
@@ -77,7 +73,7 @@ def admit(folder: Path, dry_run: bool = False) -> list[Admission]:
                     continue
                 entries = load_board(folder, new_tier=SEALED_TIER).entries if (
                     folder / "leaderboard.json").exists() else []
-                report = grade(v, structure_k=calibration_k(v, [*entries, *staged]))
+                report = grade(v, structure_k=calibration_k(v, known_k([*entries, *staged])))
                 staged.append(entry_from_report(report.document))
                 out.append(Admission(path.name, summary=report.summary))
                 continue

@@ -22,6 +22,7 @@ import csv
 import fcntl
 import io
 import json
+import math
 import os
 import stat
 import sys
@@ -70,11 +71,13 @@ class Board:
 
 @dataclass(frozen=True)
 class RawBoard:
-    """A board document after parsing and migration, entries not yet validated."""
+    """A board document after parsing and migration, entries not yet validated;
+    ``entry_versions``: each entry's ``schema_version`` as stored, before migration."""
 
     stored_version: str
     tier: str
     entries: list[dict[str, Any]]
+    entry_versions: tuple[Any, ...] = ()
 
 
 def _lock_fd(folder: Path) -> int:
@@ -141,6 +144,11 @@ def parse_board(data: bytes, where: str) -> RawBoard:
     if version != SCHEMA_VERSION and version not in MIGRATIONS:
         raise InvalidInputError(f"{where} has schema_version {version!r}; this icgbench reads "
                                 f"{SCHEMA_VERSION!r} and has no migration from it")
+    for i, item in enumerate(document["entries"]):
+        if isinstance(item, dict) and (found := non_finite(item)) is not None:
+            field, value = found
+            raise InvalidInputError(f"{where}: entry {i}: field {field} is {value!r}, a "
+                                    "non-finite number (a board holds finite numbers only)")
     tier = document.get("tier", PUBLIC_TIER if version == "0.1" else None)
     if tier not in BOARD_TIERS:
         raise InvalidInputError(f"{where}: 'tier' must be one of {', '.join(BOARD_TIERS)}, "
@@ -149,7 +157,22 @@ def parse_board(data: bytes, where: str) -> RawBoard:
         entries = migrate_leaderboard_entries(document["entries"])
     except InvalidInputError as exc:
         raise InvalidInputError(f"{where}: {exc}") from None
-    return RawBoard(version, tier, entries)
+    return RawBoard(version, tier, entries, tuple(e.get("schema_version") if isinstance(
+        e, dict) else None for e in document["entries"]))
+
+
+def non_finite(value: Any, path: str = "") -> tuple[str, float] | None:
+    """(JSON path, value) of the first infinite or NaN number in ``value``, or None (the
+    strict parser reads a literal too large for a double, such as 1e999, as infinity)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return path or "(value)", value
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(
+        value, list) else ()
+    for key, item in items:
+        found = non_finite(item, f"{path}.{key}" if path else str(key))
+        if found is not None:
+            return found
+    return None
 
 
 def stored_paths(data: bytes) -> list[str | None]:

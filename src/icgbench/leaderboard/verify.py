@@ -5,13 +5,21 @@ against the verified release, and every recorded field (tier, cohort, model, rel
 fingerprint, file hash, each score) must be reproduced. Around the entries: the board is
 of the expected tier, at the current schema version, its CSV is exactly the rendering of
 its JSON (byte for byte), no key is duplicated, no two model names (or versions) differ
-only by case or Unicode compatibility, and the folder holds nothing else (no orphan, no
-symbolic link). With ``base`` (a git ref), the board at that ref must be a prefix of this
-one, entry for entry and stored file for stored file (see :mod:`.history`).
+only by case, Unicode compatibility or look-alike characters, no entry impersonates a
+reference model (:mod:`.names`), every ``submitted_at`` lies between its release's date
+and now, and the folder holds nothing else (no orphan, no symbolic link, nothing
+anywhere that is not the board's: :mod:`.files`). With ``base`` (a git ref), the board at
+that ref must be a prefix of this one, byte for byte, entry for entry and stored file for
+stored file (see :mod:`.history`).
+
+Each entry is re-graded on its own (in ``jobs`` worker processes): a worker is sent the
+entry and the few structure K* of its own model version, never the board, so the cost
+per entry does not grow with the board.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import logging
 import math
@@ -21,15 +29,17 @@ from pathlib import Path
 from typing import Any
 
 from icgbench import untrusted
-from icgbench.errors import InvalidInputError, UsageError
-from icgbench.leaderboard.board import calibration_k, name_clash, no_symlink_below
+from icgbench.errors import InvalidInputError
+from icgbench.leaderboard.board import KnownK, calibration_k, known_k
 from icgbench.leaderboard.entry import (
     SCHEMA_VERSION,
     LeaderboardEntry,
     entry_from_report,
     headline_scores,
+    timestamp_problem,
 )
-from icgbench.leaderboard.files import board_folder, strays
+from icgbench.leaderboard.files import board_folder, inside, strays
+from icgbench.leaderboard.names import Names
 from icgbench.leaderboard.store import (
     CSV_NAME,
     JSON_NAME,
@@ -39,6 +49,7 @@ from icgbench.leaderboard.store import (
     read_json_file,
 )
 from icgbench.progress import track
+from icgbench.release.tiers import SEALED_NAME
 from icgbench.scorer import SubmissionInvalid, Validated, grade, validate
 from icgbench.scorer.parse import DEFAULT_MAX_BYTES
 
@@ -67,18 +78,25 @@ def _same(a: Any, b: Any) -> bool:
     return a == b
 
 
-def verify_entry(folder: Path, entry: LeaderboardEntry, entries: list[LeaderboardEntry]
-                 ) -> list[Discrepancy]:
-    """Re-score one entry's stored submission and compare every recorded field."""
+def verify_entry(folder: Path, entry: LeaderboardEntry, known: KnownK,
+                 now: dt.datetime | None = None) -> list[Discrepancy]:
+    """Re-score one entry's stored submission and compare every recorded field.
+
+    ``known``: the structure k of the entry's own model version's entries (see
+    :func:`.board.known_k`); ``now``: the time of the check (``submitted_at`` may not be
+    later).
+    """
     label = entry.label
     out = []
     if entry.submission_path != entry.canonical_path:
         out.append(Discrepancy(label, "submission_path", entry.submission_path,
                                entry.canonical_path))
+    if (late := timestamp_problem(entry.submitted_at, now=now)) is not None:
+        out.append(Discrepancy(label, "submitted_at", entry.submitted_at, late))
     try:
-        path = no_symlink_below(folder, entry.submission_path)
-        data = untrusted.read_regular(path, DEFAULT_MAX_BYTES, follow_symlinks=False)
-    except (OSError, UsageError, untrusted.InputProblem) as exc:
+        data = untrusted.read_regular(inside(folder, entry.submission_path), DEFAULT_MAX_BYTES,
+                                      follow_symlinks=False)
+    except (OSError, InvalidInputError, untrusted.InputProblem) as exc:
         return [*out, Discrepancy(label, "submission_path", entry.submission_path,
                                   f"unreadable: {exc}")]
     digest = "sha256:" + hashlib.sha256(data).hexdigest()
@@ -91,9 +109,12 @@ def verify_entry(folder: Path, entry: LeaderboardEntry, entries: list[Leaderboar
         if v.document["model"].get("oracle"):
             raise InvalidInputError("an oracle submission (it reads the truth) cannot be an "
                                     "entry")
+        created = v.descriptor.document.get("created")
+        if not late and (early := timestamp_problem(entry.submitted_at, created)) is not None:
+            out.append(Discrepancy(label, "submitted_at", entry.submitted_at, early))
         if v.sealed and not key_present():
             return [*out, *_compare(entry, header_fields(v))]  # scores need the key
-        report = grade(v, structure_k=calibration_k(v, entries)).document
+        report = grade(v, structure_k=calibration_k(v, known)).document
     except InvalidInputError as exc:
         detail = "; ".join(exc.errors[:3]) if isinstance(exc, SubmissionInvalid) else str(exc)
         return [*out, Discrepancy(label, "submission", "valid", detail)]
@@ -143,9 +164,21 @@ def key_present() -> bool:
     return bool(os.environ.get(SEALED_KEY_ENV))
 
 
-def _verify_one(args: tuple[Path, LeaderboardEntry, list[LeaderboardEntry]]
-                ) -> list[Discrepancy]:
-    return verify_entry(*args)
+#: One worker task: the board folder, one entry, its model version's known k, the time.
+Task = tuple[Path, LeaderboardEntry, dict[tuple[str, str, str, int], int], dt.datetime]
+
+
+def _verify_one(task: Task) -> list[Discrepancy]:
+    return verify_entry(*task)
+
+
+def _tasks(folder: Path, entries: list[LeaderboardEntry], now: dt.datetime) -> list[Task]:
+    """One task per entry, each carrying only its own model version's structure k."""
+    by_model: dict[tuple[str, str], dict[tuple[str, str, str, int], int]] = {}
+    for key, k in known_k(entries).items():
+        by_model.setdefault(key[:2], {})[key] = k
+    return [(folder, e, by_model.get((e.model_name, e.package_version), {}), now)
+            for e in entries]
 
 
 def board_problems(folder: Path, tier: str, raw_tier: str, entries: list[LeaderboardEntry]
@@ -162,20 +195,26 @@ def board_problems(folder: Path, tier: str, raw_tier: str, entries: list[Leaderb
         hint = ("one or more rows behind (a killed writer; `icgbench leaderboard repair` "
                 "renders it again)" if state == "behind" else "different (edited by hand?)")
         out.append(Discrepancy(CSV_NAME, "content", f"the rendering of {JSON_NAME}", hint))
-    seen: dict[tuple[str, int, str, str], int] = {}
-    known: list[tuple[str, str]] = []
+    seen: set[tuple[str, int, str, str]] = set()
+    names = Names()
     for e in entries:
-        seen[e.key] = seen.get(e.key, 0) + 1
-        if seen[e.key] == 2:
+        if e.key in seen:
             out.append(Discrepancy(e.label, "key", "unique", "duplicated"))
-        clash = name_clash(known, e.model_name, e.package_version)
+        seen.add(e.key)
+        clash = names.problem(e.model_name, e.package_version)
         if clash is not None:
             out.append(Discrepancy(e.label, "model_name", e.model_name, clash))
-        known.append((e.model_name, e.package_version))
-    for s in strays(folder, {e.submission_path for e in entries}):
+        names.add(e.model_name, e.package_version)
+    referenced = {e.submission_path for e in entries}
+    for s in strays(folder, referenced, sealed=raw_tier == SEALED_NAME):
         out.append(Discrepancy(s.path, "file", "a board file or a referenced submission",
                                s.reason))
     return out
+
+
+def _chunk(count: int, jobs: int) -> int:
+    """Tasks per hand-over to a worker: few hand-overs, yet every worker kept busy."""
+    return max(1, min(64, count // (jobs * 8)))
 
 
 def verify(folder: Path, jobs: int = 1, tier: str = PUBLIC_TIER, base: str | None = None
@@ -191,6 +230,11 @@ def verify(folder: Path, jobs: int = 1, tier: str = PUBLIC_TIER, base: str | Non
                                 f"{SCHEMA_VERSION} (run `icgbench leaderboard migrate --dir "
                                 f"{folder}`)")]
     entries, problems = [], []
+    for i, version in enumerate(raw.entry_versions):
+        if version != SCHEMA_VERSION:
+            problems.append(Discrepancy(f"entry {i}", "schema_version", version,
+                                        f"{SCHEMA_VERSION}, the board's (a row is never "
+                                        "stored at another version than its board)"))
     for i, item in enumerate(raw.entries):
         try:
             entries.append(LeaderboardEntry.from_dict(item))
@@ -198,11 +242,12 @@ def verify(folder: Path, jobs: int = 1, tier: str = PUBLIC_TIER, base: str | Non
             problems.append(Discrepancy(f"entry {i}", "schema", "valid", str(exc)))
     problems += board_problems(folder, tier, raw.tier, entries)
     logging.getLogger(__name__).info("re-scoring %d entries of %s", len(entries), folder)
-    work = [(folder, e, entries) for e in entries]
+    work = _tasks(folder, entries, dt.datetime.now(dt.UTC))
     if jobs > 1 and len(work) > 1:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            results = list(track(pool.map(_verify_one, work, chunksize=4), len(work),
-                                 "re-scoring the board"))
+        with ProcessPoolExecutor(max_workers=min(jobs, len(work))) as pool:
+            results = list(track(pool.map(_verify_one, work,
+                                          chunksize=_chunk(len(work), jobs)),
+                                 len(work), "re-scoring the board"))
     else:
         results = [_verify_one(w) for w in track(work, len(work), "re-scoring the board")]
     for found in results:
@@ -210,5 +255,9 @@ def verify(folder: Path, jobs: int = 1, tier: str = PUBLIC_TIER, base: str | Non
     if base is not None:
         from icgbench.leaderboard.history import history_problems
 
-        problems += history_problems(folder, base, raw)
+        try:
+            problems += history_problems(folder, base, raw)
+        except InvalidInputError as exc:
+            problems.append(Discrepancy(f"the board at {base}", "history", "a readable board",
+                                        str(exc)))
     return entries, problems
