@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from git_helpers import commit, git
 from icgbench.leaderboard.board import add
 from icgbench.leaderboard.entry import LeaderboardEntry
 from icgbench.leaderboard.store import CSV_NAME, JSON_NAME, csv_text, json_text
@@ -23,18 +24,6 @@ from icgbench.leaderboard.verify import verify
 from leaderboard_helpers import submission_doc, submission_file
 
 ROOT = Path(__file__).resolve().parents[1]
-GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@example.org", "-c", "commit.gpgsign=false"]
-
-
-def git(repo: Path, *args: str) -> str:
-    return subprocess.run([*GIT, *args], cwd=repo, check=True, capture_output=True,
-                          text=True).stdout.strip()
-
-
-def commit(repo: Path, message: str) -> str:
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "--allow-empty", "-m", message)
-    return git(repo, "rev-parse", "HEAD")
 
 
 @pytest.fixture(scope="module")

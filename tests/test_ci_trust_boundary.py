@@ -22,22 +22,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from git_helpers import commit, git
+
 ROOT = Path(__file__).resolve().parents[1]
-# test_board_history's git helpers, restated: importing that module would import icgbench,
-# and these checks must hold (and run) whatever state the package is in.
-GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@example.org", "-c", "commit.gpgsign=false"]
-
-
-def git(repo: Path, *args: str) -> str:
-    return subprocess.run([*GIT, *args], cwd=repo, check=True, capture_output=True,
-                          text=True).stdout.strip()
-
-
-def commit(repo: Path, message: str) -> str:
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "--allow-empty", "-m", message)
-    return git(repo, "rev-parse", "HEAD")
-
 
 WORKFLOWS = ROOT / ".github" / "workflows"
 CI = ROOT / "tools" / "ci"
