@@ -37,8 +37,11 @@ def slow_except(fast: list, cases: list) -> list:
     return [c if c in fast else pytest.param(c, marks=pytest.mark.slow) for c in cases]
 
 
-#: Folder shared by every worker of this test session (set by ``_session_folder``).
-_SHARED: list[Path] = []
+#: Where the folder shared by every worker of this test session is (set by
+#: ``_session_folder``). An environment variable, not a module global, so that a second copy
+#: of this module (mutmut runs pytest again in one process, and a helper's ``from conftest
+#: import ...`` may hold the first run's copy) finds the current session's folder.
+SESSION_FOLDER = "ICGBENCH_TEST_SESSION_FOLDER"
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -46,16 +49,18 @@ def _session_folder(tmp_path_factory) -> None:
     import os
 
     base = tmp_path_factory.getbasetemp()  # an xdist worker's is one folder of the session's
-    _SHARED[:] = [base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base]
+    os.environ[SESSION_FOLDER] = str(base.parent if os.environ.get("PYTEST_XDIST_WORKER")
+                                     else base)
 
 
 def built_once(name: str, make: Callable[[Path], None]) -> Path:
     """The file or folder ``name`` of this test session, made by ``make(path)`` in the first
     worker that asks; the others wait on a lock and use it."""
     import fcntl
+    import os
     import shutil
 
-    target = _SHARED[0] / name
+    target = Path(os.environ[SESSION_FOLDER]) / name
     target.parent.mkdir(parents=True, exist_ok=True)
     with open(target.parent / f"{target.name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)

@@ -46,11 +46,14 @@ def test_an_unreachable_scheduler_is_a_usage_error(tmp_path, capsys):
     assert "cannot reach the Dask scheduler at tcp://127.0.0.1:9" in capsys.readouterr().err
 
 
-def test_a_malformed_scheduler_is_refused_before_anything_runs(tmp_path, capsys):
+@pytest.mark.parametrize("scheduler", ["slurm", "slurm-cluster", "tcp://", "http://h:1",
+                                       "TCP://h:1", "local "])
+def test_a_malformed_scheduler_is_refused_before_anything_runs(scheduler, tmp_path, capsys):
     with pytest.raises(SystemExit) as exc:
-        main(["bench", "sweep", "--scheduler", "slurm", "--outdir", str(tmp_path / "out")])
+        main(["bench", "sweep", "--scheduler", scheduler, "--outdir", str(tmp_path / "out")])
     assert exc.value.code == 2
-    assert "expected processes, local or tcp://HOST:PORT, got 'slurm'" in capsys.readouterr().err
+    assert (f"expected processes, local or tcp://HOST:PORT, got {scheduler!r}"
+            in capsys.readouterr().err)
     assert not (tmp_path / "out").exists()
 
 
