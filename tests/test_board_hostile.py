@@ -13,6 +13,7 @@ from __future__ import annotations
 import csv
 import fcntl
 import gzip
+import hashlib
 import io
 import json
 import os
@@ -27,7 +28,7 @@ from icgbench.cli import main
 from icgbench.errors import UserError
 from icgbench.leaderboard import LeaderboardEntry, append_entry, read_entries
 from icgbench.leaderboard.board import add
-from icgbench.leaderboard.entry import entry_from_report, now_utc
+from icgbench.leaderboard.entry import entry_from_report, now_utc, parse_utc
 from icgbench.leaderboard.store import (
     CSV_NAME,
     FORMULA_START,
@@ -427,3 +428,42 @@ def test_repair_and_migrate_give_up_on_a_held_lock(tmp_path, board, capsys, comm
     assert code == 2
     assert "waiting for the board lock" in text and "gave up after 0.3 s" in text
     assert snapshot(copy) == before
+
+
+def test_verify_names_the_field_and_the_cause_of_each_discrepancy(tmp_path, board, capsys):
+    """A reviewer reads the check's log: each finding names its entry, field and cause."""
+    copy = small_board_copy(board, tmp_path)
+    first = read_entries(copy)[0]
+    stored = copy / first.submission_path
+    not_a_submission = gzip.compress(b'{"not": "a submission"}', mtime=0)
+    stored.write_bytes(not_a_submission)
+    board_json = copy / JSON_NAME
+    board_json.write_text(board_json.read_text().replace(
+        first.submission_sha256, "sha256:" + hashlib.sha256(not_a_submission).hexdigest()))
+    code, text = run(capsys, "verify", copy, "--tier", "small")
+    assert code == 1
+    assert (f"MISMATCH {first.label}: submission recorded 'valid', recomputed "
+            "\"$: 'schema_version' is a required property") in text
+    stored.unlink()
+    code, text = run(capsys, "verify", copy, "--tier", "small")
+    assert code == 1
+    assert (f"MISMATCH {first.label}: submission_path recorded '{first.submission_path}', "
+            "recomputed \"unreadable: ") in text and "No such file" in text
+
+
+def test_a_row_at_another_version_than_its_board_is_named(tmp_path, board, capsys):
+    copy = small_board_copy(board, tmp_path)
+    board_json = copy / JSON_NAME
+    doc = json.loads(board_json.read_text())
+    doc["entries"][1]["schema_version"] = "0.1"
+    board_json.write_text(json.dumps(doc, indent=1))
+    code, text = run(capsys, "verify", copy, "--tier", "small")
+    assert code == 1
+    assert (f"MISMATCH entry 1: schema_version recorded '0.1', recomputed "
+            f"\"{doc['schema_version']}, the board's") in text
+
+
+def test_fractions_of_a_second_are_kept():
+    assert parse_utc("2026-11-25T12:00:00.25Z").microsecond == 250000
+    assert parse_utc("2026-11-25T12:00:00.000001Z").microsecond == 1
+    assert parse_utc("2026-11-25T12:00:00Z").microsecond == 0
