@@ -21,6 +21,7 @@ from icgbench.generator import all_variants, get_variant
 from icgbench.generator import mechanism as mech
 from icgbench.generator.family import (
     ACCUMULATING,
+    SPREAD,
     UNDRIVEN,
     candidates,
     coherent_sign,
@@ -66,13 +67,16 @@ def test_every_draw_follows_the_documented_rules(variant):
         raised = {t for s, t, kind, sign, _ in edges if kind != "state_outcome" and sign > 0}
         assert set(STATES) - {UNDRIVEN} <= raised  # every state but one has a driver
         assert {s for s, t, *_ in edges if t == OUTCOME_NODE} == set(STATES)
-        for s, t, kind, sign, _ in edges:
+        for s, t, kind, sign, weight in edges:
             expected = family[(s, t)].sign
             if kind != "kcc_state" and s in m.flipped:
                 expected = -expected  # a reversed state's every outgoing edge is negated
             assert sign == expected, (s, t)
             if kind == "state_state" and t in ACCUMULATING:
                 assert sign > 0
+            if kind != "state_outcome":  # the nominal weight times a draw from SPREAD
+                nominal = family[(s, t)].nominal
+                assert SPREAD[0] * nominal - 1e-6 <= abs(weight) <= SPREAD[1] * nominal + 1e-6
         assert len(m.flipped) == v.n_flips
         assert set(m.flipped) <= set(v.flip_candidates)
 
