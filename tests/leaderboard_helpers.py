@@ -26,3 +26,15 @@ def small_board_copy(board: Path, parent: Path, name: str = "copy") -> Path:
     target = parent / name
     shutil.copytree(board, target, ignore=shutil.ignore_patterns(".leaderboard.lock"))
     return target
+
+
+def two_entry_board(tmp_path_factory) -> Path:
+    """A small-tier board of random and logistic_direct on linear_lowhet, added for real."""
+    from icgbench.leaderboard.board import add
+
+    folder = tmp_path_factory.mktemp("board")
+    staging = tmp_path_factory.mktemp("incoming")
+    for model in ("random", "logistic_direct"):
+        add(submission_file(staging, model, "linear_lowhet"), folder, notes="base",
+            tier="small")
+    return folder

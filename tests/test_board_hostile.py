@@ -39,7 +39,12 @@ from icgbench.leaderboard.store import (
 )
 from icgbench.leaderboard.verify import _tasks
 from icgbench.scorer import grade, validate
-from leaderboard_helpers import small_board_copy, submission_doc, submission_file
+from leaderboard_helpers import (
+    small_board_copy,
+    submission_doc,
+    submission_file,
+    two_entry_board,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = json.loads((ROOT / "schemas" / "examples" / "leaderboard-entry.json").read_text())
@@ -47,12 +52,7 @@ EXAMPLE = json.loads((ROOT / "schemas" / "examples" / "leaderboard-entry.json").
 
 @pytest.fixture(scope="module")
 def board(tmp_path_factory) -> Path:
-    folder = tmp_path_factory.mktemp("board")
-    staging = tmp_path_factory.mktemp("incoming")
-    for model in ("random", "logistic_direct"):
-        add(submission_file(staging, model, "linear_lowhet"), folder, notes="base",
-            tier="small")
-    return folder
+    return two_entry_board(tmp_path_factory)
 
 
 def run(capsys, *argv: object) -> tuple[int, str]:

@@ -24,19 +24,19 @@ from icgbench.leaderboard.board import add
 from icgbench.leaderboard.names import fold, name_clash
 from icgbench.leaderboard.store import CSV_NAME, JSON_NAME, LOCK_NAME, csv_text, defused
 from icgbench.leaderboard.verify import verify
-from leaderboard_helpers import small_board_copy, submission_doc, submission_file
+from leaderboard_helpers import (
+    small_board_copy,
+    submission_doc,
+    submission_file,
+    two_entry_board,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
 def board(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("board")
-    staging = tmp_path_factory.mktemp("incoming")
-    for model in ("random", "logistic_direct"):
-        add(submission_file(staging, model, "linear_lowhet"), folder, notes="base",
-            tier="small")
-    return folder
+    return two_entry_board(tmp_path_factory)
 
 
 def _snapshot(folder: Path) -> dict[str, bytes]:
