@@ -321,6 +321,15 @@ def test_a_csv_file_promising_other_rows_than_its_parquet_twin_fails(mini, capsy
     assert f"FAIL {name}" in capsys.readouterr().out
 
 
+def test_verify_on_threads_finds_what_one_thread_finds(mini):
+    """The threaded path runs only for releases over PARALLEL_BYTES unless asked for."""
+    assert verify(mini, threads=2).ok
+    victim = mini.base / mini.resources[0].path
+    victim.write_bytes(b"garbage")
+    one, two = verify(mini, threads=1), verify(mini, threads=2)
+    assert not two.ok and [str(p) for p in two.problems] == [str(p) for p in one.problems]
+
+
 def test_cli_verify_exit_codes_and_json(mini, capsys):
     assert main(["data", "verify", "--descriptor", str(mini.path), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
