@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -143,16 +144,23 @@ def _not_regular(rel: str, mode: int) -> Stray | None:
     return None
 
 
+def _entries(folder: Path, rel: str) -> Iterator[tuple[str, int, Stray | None]]:
+    """(path, mode, the stray it is as a link or special file, else None) of everything
+    directly in ``folder/rel``: what every walk below reports the same way."""
+    for name, mode in _listing(folder / rel):
+        path = f"{rel}/{name}"
+        yield path, mode, _not_regular(path, mode)
+
+
 def _stored(folder: Path, rel: str, referenced: set[str]) -> list[Stray]:
     """Strays under ``submissions/``: anything but the referenced submission files."""
     out = []
-    for name, mode in _listing(folder / rel):
-        path = f"{rel}/{name}"
-        if (odd := _not_regular(path, mode)) is not None:
+    for path, mode, odd in _entries(folder, rel):
+        if odd is not None:
             out.append(odd)
         elif stat.S_ISDIR(mode):
             out += _stored(folder, path, referenced)
-        elif TEMPORARY.match(name):
+        elif TEMPORARY.match(PurePosixPath(path).name):
             out.append(Stray(path, "a temporary file left by a killed writer", "leftover"))
         elif path not in referenced:
             out.append(Stray(path, "a stored file no entry references (an orphan)", "orphan"))
@@ -178,9 +186,8 @@ def queue_problem(path: Path) -> str | None:
 def _everything(folder: Path, rel: str) -> list[Stray]:
     """Everything under a folder that does not belong at all, each named."""
     out = []
-    for name, mode in _listing(folder / rel):
-        path = f"{rel}/{name}"
-        if (odd := _not_regular(path, mode)) is not None:
+    for path, mode, odd in _entries(folder, rel):
+        if odd is not None:
             out.append(odd)
         else:
             out.append(Stray(path, f"inside {rel}/, which does not belong in a board",
@@ -192,9 +199,8 @@ def _everything(folder: Path, rel: str) -> list[Stray]:
 
 def _queue(folder: Path, rel: str) -> list[Stray]:
     out = []
-    for name, mode in _listing(folder / rel):
-        path = f"{rel}/{name}"
-        if (odd := _not_regular(path, mode)) is not None:
+    for path, mode, odd in _entries(folder, rel):
+        if odd is not None:
             out.append(odd)
         elif stat.S_ISDIR(mode):
             out.append(Stray(path, "a folder in the queue (it holds submission files only)",
