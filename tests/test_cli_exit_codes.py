@@ -338,6 +338,19 @@ def test_data_pack_never_writes_over_the_release(mini_home, capsys, target):
     assert out.read_bytes() == before
 
 
+def test_data_pack_never_writes_over_another_tiers_descriptor(mini_home, capsys):
+    """Packing one tier onto the release root's datapackage.json (the small tier's) replaced
+    that descriptor: pack reads only its own tier, but every tier's descriptor is kept."""
+    root, good = mini_home[0], mini_home[3]
+    other = root / "datapackage.json"
+    assert other != good and other.exists()
+    before = other.read_bytes()
+    assert run(["data", "pack", "--out", other]) == 2
+    err = capsys.readouterr().err
+    assert "refusing to write the archive" in err and "tier's descriptor" in err
+    assert other.read_bytes() == before
+
+
 def test_a_template_never_writes_over_the_release(mini_home, capsys):
     good = mini_home[3]
     before = good.read_bytes()

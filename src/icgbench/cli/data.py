@@ -179,10 +179,19 @@ def run_build(args: argparse.Namespace) -> int:
 
 
 def run_pack(args: argparse.Namespace) -> int:
+    import os
+
     from icgbench.data import tier_descriptor
     from icgbench.release import archive
+    from icgbench.release.locate import release_root
+    from icgbench.release.tiers import TIERS
 
     d = tier_descriptor(args.tier)
+    for tier in TIERS.values():  # every tier's descriptor, not only the packed one's
+        descriptor = release_root() / tier.descriptor_path
+        if args.out.exists() and descriptor.exists() and os.path.samefile(args.out, descriptor):
+            raise UsageError(f"refusing to write the archive to {args.out}: it is the "
+                             f"{tier.name} tier's descriptor; choose another file")
     out = archive.pack(d, args.out)
     print(f"packed {len(d.resources)} files of the {d.tier} tier into {out}")
     return 0
