@@ -187,8 +187,12 @@ def run_pack(args: argparse.Namespace) -> int:
     from icgbench.release.tiers import TIERS
 
     d = tier_descriptor(args.tier)
-    for tier in TIERS.values():  # every tier's descriptor, not only the packed one's
-        descriptor = release_root() / tier.descriptor_path
+    try:
+        root: Path | None = release_root()
+    except UsageError:  # no release where ICGBENCH_HOME points: only the packed tier's own
+        root = None
+    for tier in TIERS.values() if root is not None else ():  # every tier's descriptor
+        descriptor = root / tier.descriptor_path
         if args.out.exists() and descriptor.exists() and os.path.samefile(args.out, descriptor):
             raise UsageError(f"refusing to write the archive to {args.out}: it is the "
                              f"{tier.name} tier's descriptor; choose another file")
