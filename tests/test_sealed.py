@@ -7,6 +7,7 @@ board's CI and appears nowhere in the repository.
 from __future__ import annotations
 
 import copy
+import datetime as dt
 import gzip
 import json
 from dataclasses import replace
@@ -26,7 +27,7 @@ from icgbench.leaderboard.page import build_page
 from icgbench.leaderboard.store import write_board
 from icgbench.leaderboard.verify import verify
 from icgbench.models import CohortData, get_model
-from icgbench.release import sealed, tiers
+from icgbench.release import generations, sealed, tiers
 from icgbench.release.descriptor import load_descriptor
 from icgbench.scorer import score, validate
 
@@ -37,10 +38,23 @@ VARIANT = "linear_lowhet"
 
 @pytest.fixture(scope="module")
 def release(tmp_path_factory) -> Path:
-    """A sealed release root built with the test key (sealed tier only, small cohorts)."""
+    """A sealed release root built with the test key (sealed tier only, small cohorts; the
+    small tier's descriptor makes it a release root that ICGBENCH_HOME can name)."""
+    import shutil
+
+    from icgbench.release.locate import release_root
+
     root = tmp_path_factory.mktemp("sealed-release")
+    shutil.copyfile(release_root() / "datapackage.json", root / "datapackage.json")
     sealed.freeze_sealed(root, bytes.fromhex(KEY), SMALL)
     return root
+
+
+@pytest.fixture()
+def at_release(release, monkeypatch):
+    """Commands find the test's sealed release as the release (ICGBENCH_HOME)."""
+    monkeypatch.setenv("ICGBENCH_HOME", str(release))
+    return release
 
 
 @pytest.fixture()
@@ -68,7 +82,7 @@ def _descriptor(release: Path):
 
 
 def _published_files(release: Path) -> list[Path]:
-    return [p for p in (release / "datasets").rglob("*") if p.is_file()]
+    return [p for p in (release / tiers.SEALED.data_dir).rglob("*") if p.is_file()]
 
 
 def test_the_release_publishes_public_tables_only(release):
@@ -131,6 +145,8 @@ def test_with_the_key_the_truth_is_regenerated_and_graded(release, submission, w
     outcomes = cohort.tables["test_outcomes"].to_pandas()
     doc = json.loads(submission.read_text())
     test = outcomes[outcomes.split == "test"].set_index("subject_id")
+    public = sealed.halves(bytes.fromhex(KEY), VARIANT, 0, "test", list(test.index))
+    test = test[public]  # the board shows the public half of the held-out subjects
     proba = dict(zip(doc["risk_prediction"]["subject_id"], doc["risk_prediction"]["proba"],
                      strict=True))
     expected = roc_auc_score(test["event"], [proba[i] for i in test.index])
@@ -167,12 +183,8 @@ def test_a_malformed_key_is_a_usage_error_that_does_not_echo_it(monkeypatch):
     assert "not-a-key-but-a-secret" not in str(exc.value)
 
 
-def test_the_board_grades_with_the_key_and_checks_without_it(release, submission, tmp_path,
-                                                             monkeypatch):
-    from icgbench.data import tier_descriptor
-
-    monkeypatch.setattr("icgbench.scorer.pipeline.tier_descriptor",
-                        lambda tier, root=None: tier_descriptor(tier, release))
+def test_the_board_grades_with_the_key_and_checks_without_it(at_release, submission,
+                                                             tmp_path, monkeypatch):
     board = tmp_path / "sealed-board"
     monkeypatch.setenv(sealed.KEY_ENV, KEY)
     entry = add(submission, board, tier="sealed")
@@ -196,15 +208,16 @@ def test_a_new_key_needs_a_new_sealed_release(release, tmp_path, monkeypatch):
     with pytest.raises(UsageError, match="bump SEALED_GENERATION"):
         sealed.freeze_sealed(root, bytes.fromhex(sealed.new_key()), SMALL)
     monkeypatch.setattr(tiers, "SEALED_GENERATION", 2)
+    with pytest.raises(UsageError, match="retire it first"):
+        sealed.freeze_sealed(root, bytes.fromhex(sealed.new_key()), SMALL)
+    generations.retire(root, bytes.fromhex(KEY), dt.date(2026, 12, 1), SMALL)
     sealed.freeze_sealed(root, bytes.fromhex(sealed.new_key()), SMALL)
     assert _descriptor(root).version == f"{tiers.DATA_VERSION}+sealed.2"
+    old, new = generations.load(root)
+    assert (old.retired_on, old.key, new.retired_on, new.key) == ("2026-12-01", KEY, None, None)
 
 
-def test_the_page_has_a_sealed_section(release, submission, tmp_path, monkeypatch):
-    from icgbench.data import tier_descriptor
-
-    monkeypatch.setattr("icgbench.scorer.pipeline.tier_descriptor",
-                        lambda tier, root=None: tier_descriptor(tier, release))
+def test_the_page_has_a_sealed_section(at_release, submission, tmp_path, monkeypatch):
     monkeypatch.setenv(sealed.KEY_ENV, KEY)
     public = tmp_path / "board"
     public.mkdir()
@@ -227,14 +240,10 @@ def _queue_submission(release: Path, queue: Path, variant: str, model: str) -> P
 
 
 def test_the_queue_is_checked_in_a_pull_request_and_admitted_after_the_merge(
-        release, tmp_path, monkeypatch):
-    from icgbench.data import tier_descriptor
+        at_release, tmp_path, monkeypatch):
     from icgbench.leaderboard.queue import admit, queued
 
-    monkeypatch.setattr("icgbench.scorer.pipeline.tier_descriptor",
-                        lambda tier, root=None: tier_descriptor(tier, release))
-    monkeypatch.setattr("icgbench.leaderboard.board.tier_descriptor",
-                        lambda tier, root=None: tier_descriptor(tier, release))
+    release = at_release
     board = tmp_path / "sealed"
     queue = board / "queue"
     other = _queue_submission(release, queue, "nonlinear_obs", "correlation")
@@ -244,12 +253,11 @@ def test_the_queue_is_checked_in_a_pull_request_and_admitted_after_the_merge(
 
     monkeypatch.delenv(sealed.KEY_ENV, raising=False)
     checked = {a.file: a for a in admit(board, dry_run=True)}
-    assert checked[other.name].problem is None and checked[other.name].summary is None
+    assert checked[other.name].problem is None and checked[other.name].entry is None
     assert "broken.json" in checked and checked["broken.json"].problem
 
     monkeypatch.setenv(sealed.KEY_ENV, KEY)
-    graded = {a.file: a for a in admit(board, dry_run=True)}
-    assert graded[other.name].summary is not None  # graded at the staged calibration K*
+    assert admit(board, dry_run=True) == list(checked.values())  # the key changes nothing
     assert not (board / "leaderboard.json").exists()  # a dry run writes nothing
 
     admitted = {a.file: a for a in admit(board)}

@@ -14,6 +14,8 @@ from icgbench.cli._common import (
     print_json,
 )
 from icgbench.errors import InvalidInputError, UsageError
+from icgbench.release import generations
+from icgbench.release.descriptor import SEALED_KEY_ENV
 from icgbench.release.download import (
     DEFAULT_DEADLINE,
     DEFAULT_MIN_RATE,
@@ -21,9 +23,10 @@ from icgbench.release.download import (
     RATE_GRACE_SECONDS,
 )
 from icgbench.release.locate import release_root, source_root
-from icgbench.release.tiers import TIERS, get_tier
+from icgbench.release.tiers import SEALED, SEALED_GENERATION, SEALED_NAME, TIERS, get_tier
 
 TIER_CHOICES = list(TIERS)
+GENERATIONS_RECORD = f"{generations.FOLDER}/{generations.RECORD}"
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -34,9 +37,15 @@ def register(commands: argparse._SubParsersAction) -> None:
         "regenerate into a temporary folder and compare with the committed descriptor "
         "instead (CSV text exactly, Parquet by content digest); exit 1 naming each table "
         "that differs.")
-    p.add_argument("--tier", choices=[*TIER_CHOICES, "all"], default="all",
-                   help="tier to freeze (default: all)")
-    p.add_argument("--check", action="store_true", help="compare instead of writing")
+    p.add_argument("--tier", choices=[*TIER_CHOICES, SEALED_NAME, "all"], default="all",
+                   help="tier to freeze (default: all the open tiers); sealed needs the "
+                   f"board's key in {SEALED_KEY_ENV} (maintainers: docs/leaderboard.md)")
+    p.add_argument("--check", action="store_true", help="compare instead of writing (the "
+                   "sealed tier: regenerate every cohort from the key and check it against "
+                   "the published tables and the truth commitment)")
+    p.add_argument("--retire", action="store_true",
+                   help="with --tier sealed: retire the current sealed generation, publishing "
+                   f"its key (the one in {SEALED_KEY_ENV}) in {GENERATIONS_RECORD}")
     p.add_argument("--jobs", type=positive_int, default=1, help="parallel processes")
     p.add_argument("--root", type=Path, default=None,
                    help="release root (default: the repository this package runs from)")
@@ -112,6 +121,10 @@ def run_freeze(args: argparse.Namespace) -> int:
     from icgbench.release import freeze
 
     root = _root(args)
+    if args.retire and args.tier != SEALED_NAME:
+        raise UsageError("--retire retires a sealed generation: use it with --tier sealed")
+    if args.tier == SEALED_NAME:
+        return _freeze_sealed(args, root)
     tiers = TIER_CHOICES if args.tier == "all" else [args.tier]
     if args.check:
         failed = False
@@ -129,6 +142,38 @@ def run_freeze(args: argparse.Namespace) -> int:
         tier = get_tier(name)
         path = freeze.freeze(tier, root, args.jobs)
         print(f"froze the {name} tier: data in {root / tier.data_dir}, descriptor {path}")
+    return 0
+
+
+def _freeze_sealed(args: argparse.Namespace, root: Path) -> int:
+    import datetime as dt
+
+    from icgbench.release import sealed
+
+    key = sealed.key_from_env()
+    if key is None:
+        raise UsageError(f"the sealed tier is generated from the board's key: set "
+                         f"{SEALED_KEY_ENV} (64 hex digits; docs/leaderboard.md, 'Setting up "
+                         "the sealed track')")
+    if args.check and args.retire:
+        raise UsageError("--check and --retire: one at a time")
+    if args.check:
+        problems = sealed.check_sealed(root, key)
+        for p in problems:
+            print(f"  {p}")
+        print(f"sealed tier: {len(problems)} cohort(s) differ from the published release"
+              if problems else f"sealed tier: every cohort regenerated from the key matches "
+              f"{root / SEALED.descriptor_path} and its truth commitment")
+        return 1 if problems else 0
+    if args.retire:
+        g = generations.retire(root, key, dt.datetime.now(dt.UTC).date())
+        print(f"retired sealed generation {g.generation} ({g.data_version}) on {g.retired_on};"
+              f" its key is published in {generations.record_path(root)}")
+        return 0
+    path = sealed.freeze_sealed(root, key)
+    print(f"froze the sealed tier (generation {SEALED_GENERATION}, key id "
+          f"{sealed.key_id(key)}): public tables in {root / SEALED.data_dir}, descriptor "
+          f"{path}, generation recorded in {generations.record_path(root)}")
     return 0
 
 

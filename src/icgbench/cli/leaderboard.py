@@ -9,7 +9,14 @@ from icgbench.cli._common import positive_float, positive_int, print_json
 from icgbench.errors import UsageError, UserError
 from icgbench.generator import variant_names
 from icgbench.leaderboard.files import board_folder
-from icgbench.leaderboard.store import DEFAULT_LOCK_TIMEOUT, PUBLIC_TIER, load_board
+from icgbench.leaderboard.queue import ADMISSIONS_PER_PERIOD, PERIOD
+from icgbench.leaderboard.store import (
+    BOARD_TIERS,
+    DEFAULT_LOCK_TIMEOUT,
+    PUBLIC_TIER,
+    load_board,
+)
+from icgbench.release.descriptor import SEALED_KEY_ENV
 from icgbench.release.locate import release_root
 from icgbench.release.tiers import TIERS
 from icgbench.tasks import TASKS
@@ -51,14 +58,33 @@ def register(commands: argparse._SubParsersAction) -> None:
                    help="board folder (default: leaderboard/)")
     p.add_argument("--dir", type=Path, default=None, dest="dir_option", metavar="DIR",
                    help="board folder, as its sibling commands take it")
-    p.add_argument("--tier", choices=list(TIERS), default=PUBLIC_TIER,
-                   help="the tier the board must hold (default: full, the public board)")
+    p.add_argument("--tier", choices=list(BOARD_TIERS), default=PUBLIC_TIER,
+                   help="the tier the board must hold (default: full, the public board; "
+                   "sealed: the sealed track's board, re-graded where the key is set)")
     p.add_argument("--base", default=None, metavar="REF",
                    help="git ref of the board's previous state (a pull request's base): it "
                    "must be a prefix of this board, entry for entry and file for file")
     p.add_argument("--jobs", type=positive_int, default=2, help="parallel processes")
     p.add_argument("--json", action="store_true", help="print only JSON")
     p.set_defaults(func=run_verify)
+
+    p = sub.add_parser("admit", help="the sealed track: grade queued submissions, add them",
+                       description="Check every submission in the sealed board's queue/ "
+                       "(schema, header, ids, lengths) and the admission ration (one entry per "
+                       "model version and cohort; at most "
+                       f"{ADMISSIONS_PER_PERIOD} admissions per model name in "
+                       f"{PERIOD.days} days). Without --dry-run (the CI, after a merge, with "
+                       "the key): grade each on the public half of its cohort's held-out "
+                       "subjects, add its entry and take it out of the queue. A file that "
+                       "fails or waits stays queued with its reason. A dry run grades "
+                       "nothing and prints no score. Exit 0 when every file was admitted (or "
+                       "would be), 1 otherwise.")
+    p.add_argument("--dir", type=Path, default=None,
+                   help="the sealed board's folder (default: leaderboard/sealed/)")
+    p.add_argument("--dry-run", action="store_true",
+                   help="check the queue only, as a pull request's check does")
+    p.add_argument("--json", action="store_true", help="print only JSON")
+    p.set_defaults(func=run_admit)
 
     p = sub.add_parser("repair", help="finish what a killed writer left (CSV, orphan files)",
                        description="Render leaderboard.csv again when it lags behind "
@@ -251,6 +277,38 @@ def run_render(args: argparse.Namespace) -> int:
     print(f"rendered {page.entries} entries ({page.oracle_rows} oracle reference rows); "
           f"wrote {args.out / 'index.html'}")
     return 0
+
+
+def run_admit(args: argparse.Namespace) -> int:
+    from icgbench.leaderboard.files import SEALED_BOARD
+    from icgbench.leaderboard.queue import admit
+    from icgbench.release.sealed import key_from_env
+
+    folder = args.dir if args.dir is not None else _default_board() / SEALED_BOARD
+    if not args.dry_run and key_from_env() is None:
+        raise UsageError(f"admitting grades the queued submissions, which needs the board's "
+                         f"key ({SEALED_KEY_ENV}); --dry-run checks them without it")
+    results = admit(folder, dry_run=args.dry_run)
+    waiting = [a for a in results if a.problem is not None]
+    if args.json:
+        print_json({"board": str(folder), "dry_run": args.dry_run, "queued": len(results),
+                    "ok": not waiting,
+                    "files": [{"file": a.file, "admitted": a.entry is not None,
+                               "entry": a.entry.label if a.entry else None,
+                               "problem": a.problem} for a in results]})
+        return 1 if waiting else 0
+    for a in results:
+        if a.problem is not None:
+            print(f"STAYS QUEUED {one_line(a.file, 120)}: {a.problem}")
+        elif a.entry is not None:
+            print(f"admitted {one_line(a.file, 120)} as {a.entry.label}")
+        else:
+            print(f"valid {one_line(a.file, 120)}: graded and admitted after the merge")
+    verb = "checked" if args.dry_run else "admitted"
+    done = len(results) - len(waiting)
+    print(f"{verb} {done} of {len(results)} queued file(s) of {folder / 'queue'}" + (
+        "" if args.dry_run else f"; wrote {folder / 'leaderboard.json'}"))
+    return 1 if waiting else 0
 
 
 def run_repair(args: argparse.Namespace) -> int:

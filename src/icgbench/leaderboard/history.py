@@ -215,8 +215,32 @@ def _row_change(old_row: bytes, new_row: bytes, old: Any, new: Any) -> str | Non
     return "changed: the bytes of its row (same values, written differently)"
 
 
-def history_problems(folder: Path, ref: str, now: RawBoard) -> list[Discrepancy]:
-    """How the board in ``folder`` fails to extend the board at git ref ``ref``."""
+def history_problems(folder: Path, ref: str, now: RawBoard, new_entries: bool = True
+                     ) -> list[Discrepancy]:
+    """How the board in ``folder`` fails to extend the board at git ref ``ref``; with
+    ``new_entries`` False it may not gain entries either (a sealed board checked without
+    its key: only admission, on main, adds sealed entries)."""
+    out = [] if new_entries else _added(ref, now, _entries_at(folder, ref))
+    return out + _changed(folder, ref, now)
+
+
+def _added(ref: str, now: RawBoard, before: int) -> list[Discrepancy]:
+    return [Discrepancy(f"entry {i} ({_label(e)})", "history", f"no entry added since {ref}",
+                        "added: a sealed entry is added by the CI's admission after the "
+                        "merge, never by a pull request (queue the submission instead)")
+            for i, e in enumerate(now.entries) if i >= before]
+
+
+def _entries_at(folder: Path, ref: str) -> int:
+    """How many entries the board had at ``ref`` (0 where it had none)."""
+    top, prefix = _repository(folder)
+    with blobs(top, _commit(top, ref)) as base:
+        data = base.read(f"{prefix}/{JSON_NAME}" if prefix != "." else JSON_NAME,
+                         MAX_BOARD_BYTES)
+    return 0 if data is None else len(parse_board(data, f"{JSON_NAME} at {ref}").entries)
+
+
+def _changed(folder: Path, ref: str, now: RawBoard) -> list[Discrepancy]:
     folder = Path(folder)
     top, prefix = _repository(folder)
     commit = _commit(top, ref)

@@ -102,17 +102,19 @@ def verify_entry(folder: Path, entry: LeaderboardEntry, known: KnownK,
     digest = "sha256:" + hashlib.sha256(data).hexdigest()
     if digest != entry.submission_sha256:
         out.append(Discrepancy(label, "submission_sha256", entry.submission_sha256, digest))
-    if retired(entry):
-        return out  # graded with an earlier sealed key: kept with its version, not re-graded
     try:
-        v = validate(data)
+        descriptor, key = sealed_release(entry) if entry.tier == SEALED_NAME else (None, None)
+    except InvalidInputError as exc:
+        return [*out, Discrepancy(label, "data_version", entry.data_version, str(exc))]
+    try:
+        v = validate(data, descriptor=descriptor, key=key)
         if v.document["model"].get("oracle"):
             raise InvalidInputError("an oracle submission (it reads the truth) cannot be an "
                                     "entry")
         created = v.descriptor.document.get("created")
         if not late and (early := timestamp_problem(entry.submitted_at, created)) is not None:
             out.append(Discrepancy(label, "submitted_at", entry.submitted_at, early))
-        if v.sealed and not key_present():
+        if v.sealed:
             return [*out, *_compare(entry, header_fields(v))]  # scores need the key
         report = grade(v, structure_k=calibration_k(v, known)).document
     except InvalidInputError as exc:
@@ -146,13 +148,21 @@ def header_fields(v: Validated) -> dict[str, Any]:
             "release_fingerprint": v.descriptor.fingerprint()}
 
 
-def retired(entry: LeaderboardEntry) -> bool:
-    """True for a sealed entry graded on an earlier sealed release (an earlier key): its
-    truth cannot be regenerated with the current key, so it keeps its recorded version and
-    scores, and only its stored file is checked."""
-    from icgbench.release.tiers import SEALED
+def sealed_release(entry: LeaderboardEntry) -> tuple[Any, bytes | None]:
+    """The descriptor and key a sealed entry is graded with: its generation's, as the
+    repository records it (:mod:`icgbench.release.generations`). A retired generation's key
+    is published; the current one's is the board's secret (None where it is absent). An
+    entry of a generation the repository does not record cannot be graded: an error."""
+    from icgbench.release import generations, locate, sealed
 
-    return entry.tier == SEALED.name and entry.data_version != SEALED.version
+    root = locate.release_root()
+    g = generations.find(root, entry.data_version)
+    if g is None:
+        raise InvalidInputError(
+            f"{entry.data_version!r} is not a sealed generation this repository records "
+            f"({generations.FOLDER}/{generations.RECORD}): the entry cannot be graded")
+    d = generations.descriptor_of(root, g)
+    return d, generations.published_key(g) if g.retired else sealed.key_from_env()
 
 
 def key_present() -> bool:
@@ -255,8 +265,10 @@ def verify(folder: Path, jobs: int = 1, tier: str = PUBLIC_TIER, base: str | Non
     if base is not None:
         from icgbench.leaderboard.history import history_problems
 
+        # without the key a new sealed entry cannot be graded: admission adds them, on main
+        grows = raw.tier != SEALED_NAME or key_present()
         try:
-            problems += history_problems(folder, base, raw)
+            problems += history_problems(folder, base, raw, new_entries=grows)
         except InvalidInputError as exc:
             problems.append(Discrepancy(f"the board at {base}", "history", "a readable board",
                                         str(exc)))

@@ -17,8 +17,14 @@ deterministically:
   published public table and every committed truth digest, and grades against that truth.
 
 A new key is a new sealed release (``SEALED_GENERATION``); entries keep the version they
-were graded on. When a key is retired it can be published, and anyone can then check that
-the truth used for grading was the one committed to when the data were published.
+were graded on. When a key is retired it is published (:mod:`.generations`), and anyone can
+then check that the truth used for grading was the one committed to when the data were
+published.
+
+Each cohort's held-out subjects are split, from the key, into two halves (:func:`halves`):
+the board shows scores on the public half at admission; scores on the private half are
+published only when the key is retired. Whatever a stream of admissions reveals about the
+public half, nothing computed from the private half is shown before then.
 """
 
 from __future__ import annotations
@@ -28,9 +34,11 @@ import hmac
 import logging
 import os
 import secrets
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 
 from icgbench import contract
@@ -88,6 +96,37 @@ def key_id(key: bytes) -> str:
                                      ).hexdigest()[:32]
 
 
+#: The splits of held-out subjects that are halved, and the two halves.
+HALVED_SPLITS = ("test", "target_test")
+PUBLIC_HALF, PRIVATE_HALF = "public", "private"
+
+
+def halves(key: bytes, variant: str, label: int, split: str, ids: Sequence[str]
+           ) -> np.ndarray:
+    """True for the subjects of ``split`` in the public half, False for the private half.
+
+    The subjects are ordered by a keyed hash of (variant, label, split, subject id) and the
+    first ``len(ids) // 2`` form the public half: reproducible by whoever holds the key,
+    unpredictable without it, and the same for every submission to the cohort.
+    """
+    tag = f"icgbench half|{variant}|{label}|{split}|".encode()
+    digests = [hmac.new(key, tag + str(i).encode(), hashlib.sha256).digest() for i in ids]
+    order = sorted(range(len(digests)), key=digests.__getitem__)
+    public = np.zeros(len(digests), dtype=bool)
+    public[order[: len(digests) // 2]] = True
+    return public
+
+
+def half_masks(key: bytes, variant: str, label: int, ids: dict[str, Any], half: str
+               ) -> dict[str, np.ndarray]:
+    """Per halved split, True for the subjects of ``half`` (``public`` or ``private``)."""
+    if half not in (PUBLIC_HALF, PRIVATE_HALF):
+        raise UsageError(f"a half is {PUBLIC_HALF} or {PRIVATE_HALF}, not {half!r}")
+    masks = {s: halves(key, variant, label, s, ids[s].to_pylist() if hasattr(
+        ids[s], "to_pylist") else list(ids[s])) for s in HALVED_SPLITS if s in ids}
+    return masks if half == PUBLIC_HALF else {s: ~m for s, m in masks.items()}
+
+
 def _tables(variant: str, label: int, key: bytes, sizes: dict[str, int],
             months: int | None) -> dict[str, pa.Table]:
     """Every table of a sealed cohort, conformed to its Table Schema (in memory)."""
@@ -106,12 +145,27 @@ def _commitment(tables: dict[str, pa.Table]) -> dict[str, str]:
 
 
 def freeze_sealed(root: Path, key: bytes, tier: Tier = SEALED) -> Path:
-    """Write the sealed tier's public tables and descriptor under ``root``.
+    """Write the sealed tier's public tables and descriptor under ``root``, and record its
+    generation (:mod:`.generations`).
 
     Refuses to give the current sealed version a different key: a new key needs a new
-    ``SEALED_GENERATION``.
+    ``SEALED_GENERATION``; and refuses a new generation while the last is not retired.
     """
+    import datetime as dt
+
+    from icgbench.release import generations
+
     descriptor_path = root / tier.descriptor_path
+    recorded = generations.find(root, tier.version)
+    if recorded is not None and recorded.retired:
+        raise UsageError(f"sealed release {tier.version} is retired and its key published: a "
+                         "new key is a new generation (bump SEALED_GENERATION in "
+                         "src/icgbench/release/tiers.py and record it in CHANGELOG.md)")
+    if any(not g.retired and g.data_version != tier.version
+           for g in generations.load(root)):
+        raise UsageError("the recorded sealed generation is not retired: retire it first "
+                         "(`icgbench freeze --tier sealed --retire` with its key), so that "
+                         "its entries stay gradable")
     if descriptor_path.exists():
         old = load_descriptor(descriptor_path)
         sealed = old.document.get(SEALED_FIELD, {})
@@ -141,6 +195,8 @@ def freeze_sealed(root: Path, key: bytes, tier: Tier = SEALED) -> Path:
         }})
     write_text(descriptor_path, contract.dumps(document))
     write_tier_descriptions(descriptor_path)
+    generations.record_sealed(root, load_descriptor(descriptor_path), dt.datetime.now(dt.UTC)
+                              .date())
     return descriptor_path
 
 
@@ -181,6 +237,19 @@ def regenerate(d: Descriptor, variant: str, label: int, key: bytes) -> dict[str,
         raise InvalidInputError(f"the regenerated {variant} cohort does not match sealed "
                                 f"release {d.version}: " + "; ".join(problems[:3]))
     return tables
+
+
+def check_sealed(root: Path, key: bytes, tier: Tier = SEALED) -> list[str]:
+    """Every cohort of the sealed release at ``root`` regenerated from ``key`` and checked
+    against its published tables and its truth commitment: one line per cohort that fails."""
+    d = load_descriptor(Path(root) / tier.descriptor_path)
+    problems = []
+    for c in track(d.cohorts(), None, "checking sealed cohorts"):
+        try:
+            regenerate(d, c["variant"], c["seed"], key)
+        except InvalidInputError as exc:
+            problems.append(f"{c['variant']} seed {c['seed']}: {exc}")
+    return problems
 
 
 def sealed_truth(d: Descriptor, variant: str, label: int, key: bytes) -> Truth:

@@ -18,7 +18,7 @@ from icgbench.scorer.columns import Columns
 from icgbench.scorer.errors import SubmissionInvalid
 from icgbench.scorer.report import ScoreReport, build_report
 from icgbench.scorer.schema_check import DEFAULT_MAX_ERRORS, schema_errors
-from icgbench.scorer.truth import load_truth, public_truth
+from icgbench.scorer.truth import LoadedTruth, load_truth, public_truth
 from icgbench.tasks import TASKS
 from icgbench.tasks.summary import normalized_scores, score_summary
 
@@ -40,6 +40,8 @@ class Validated:
     #: True for a sealed-tier submission: ``truth`` holds the public ids and nodes only,
     #: and grading regenerates the truth from the board's key.
     sealed: bool = False
+    #: The sealed tier's key the truth was regenerated with (None: not yet, or not sealed).
+    key: bytes | None = None
 
 
 def _load(source: str | Path | dict[str, Any] | bytes, max_bytes: int
@@ -65,10 +67,13 @@ def _load(source: str | Path | dict[str, Any] | bytes, max_bytes: int
 
 def validate(source: str | Path | dict[str, Any] | bytes, *, tier: str | None = None,
              root: Path | None = None, max_bytes: int = parse.DEFAULT_MAX_BYTES,
-             max_errors: int = DEFAULT_MAX_ERRORS, frozen_only: bool = False) -> Validated:
+             max_errors: int = DEFAULT_MAX_ERRORS, frozen_only: bool = False,
+             descriptor: Any = None, key: bytes | None = None) -> Validated:
     """Parse and check a submission; raises SubmissionInvalid listing every problem.
 
     ``frozen_only`` (the leaderboard) refuses a submission for a cohort simulated on the fly.
+    ``descriptor`` checks against that release instead of the tier's (a retired sealed
+    generation's); ``key`` regenerates a sealed cohort's truth with that key at once.
     """
     t0 = time.perf_counter()
     doc, digest, size, path = _load(source, max_bytes)
@@ -88,15 +93,21 @@ def validate(source: str | Path | dict[str, Any] | bytes, *, tier: str | None = 
     t2 = time.perf_counter()
     if tier is not None and tier != doc["tier"]:
         raise UsageError(f"--tier {tier} but the submission is for the {doc['tier']} tier")
-    d = tier_descriptor(doc["tier"], root)
+    d = tier_descriptor(doc["tier"], root) if descriptor is None else descriptor
     errors = semantic.header_errors(doc, d)
     if errors:
         raise SubmissionInvalid(errors, "semantic")
     present = {name for name in task_blocks() if name in doc}
     needed = tuple(dict.fromkeys(t for task in TASKS.values()
                                  if set(task.blocks) <= present for t in task.truth_tables))
-    loaded = (public_truth(d, doc["variant"], doc["seed"]) if d.sealed
-              else load_truth(d, doc["variant"], doc["seed"], needed))
+    if d.sealed and key is not None:
+        from icgbench.release.sealed import sealed_truth
+
+        loaded = LoadedTruth(sealed_truth(d, doc["variant"], doc["seed"], key), ())
+    elif d.sealed:
+        loaded = public_truth(d, doc["variant"], doc["seed"])
+    else:
+        loaded = load_truth(d, doc["variant"], doc["seed"], needed)
     t3 = time.perf_counter()
     log.info("loaded the hash-checked truth: %s", ", ".join(needed) or "none")
     blocks = {name: doc[name] for name in task_blocks() if name in doc}
@@ -111,7 +122,8 @@ def validate(source: str | Path | dict[str, Any] | bytes, *, tier: str | None = 
     log.info("the release checks hold for block(s) %s", ", ".join(aligned))
     timings = {"parse_seconds": t1 - t0, "schema_seconds": t2 - t1, "truth_seconds": t3 - t2,
                "semantic_seconds": t4 - t3}
-    return Validated(doc, aligned, loaded.truth, d, digest, size, path, timings, d.sealed)
+    return Validated(doc, aligned, loaded.truth, d, digest, size, path, timings,
+                     d.sealed and key is None, key if d.sealed else None)
 
 
 def _unsealed(v: Validated) -> Validated:
@@ -126,7 +138,18 @@ def _unsealed(v: Validated) -> Validated:
                          "CI holds: send it as a leaderboard pull request")
     truth = sealed.sealed_truth(v.descriptor, v.document["variant"], v.document["seed"], key)
     blocks = {name: semantic.align(name, v.document[name], truth) for name in v.blocks}
-    return replace(v, blocks=blocks, truth=truth, sealed=False)
+    return replace(v, blocks=blocks, truth=truth, sealed=False, key=key)
+
+
+def _on_half(v: Validated, half: str) -> Validated:
+    """``v`` cut to one half of a sealed cohort's held-out subjects (see scorer.halves)."""
+    from icgbench.release.sealed import half_masks
+    from icgbench.scorer.halves import restrict
+
+    doc = v.document
+    masks = half_masks(v.key, doc["variant"], doc["seed"], v.truth.ids, half)
+    truth, blocks = restrict(v.truth, v.blocks, masks)
+    return replace(v, truth=truth, blocks=blocks)
 
 
 def incomplete_task_errors(present: set[str]) -> list[str]:
@@ -163,12 +186,18 @@ def score(source: str | Path | dict[str, Any] | bytes, *, tier: str | None = Non
 
 
 def grade(v: Validated, structure_k: int | None = None, start: float | None = None,
-          responsive_threshold: float | None = None) -> ScoreReport:
-    """Grade an already validated submission (``start``: when its timing began)."""
+          responsive_threshold: float | None = None, half: str = "public") -> ScoreReport:
+    """Grade an already validated submission (``start``: when its timing began).
+
+    A sealed-tier submission is graded on one ``half`` of its held-out subjects: the
+    ``public`` half (what the board shows) unless asked for the ``private`` one.
+    """
     t0 = time.perf_counter()
     start = t0 if start is None else start
     if v.sealed:
         v = _unsealed(v)
+    if v.key is not None:
+        v = _on_half(v, half)
     if structure_k is not None and "structure_recovery" in v.blocks:
         v.blocks["structure_recovery"]["k_override"] = structure_k
     if responsive_threshold is not None and "intervention_conformity" in v.blocks:
