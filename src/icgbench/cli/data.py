@@ -14,7 +14,7 @@ from icgbench.cli._common import (
     print_json,
 )
 from icgbench.errors import InvalidInputError, UsageError
-from icgbench.release import generations
+from icgbench.release import generations, tiers
 from icgbench.release.descriptor import SEALED_KEY_ENV
 from icgbench.release.download import (
     DEFAULT_DEADLINE,
@@ -23,7 +23,7 @@ from icgbench.release.download import (
     RATE_GRACE_SECONDS,
 )
 from icgbench.release.locate import release_root, source_root
-from icgbench.release.tiers import SEALED, SEALED_GENERATION, SEALED_NAME, TIERS, get_tier
+from icgbench.release.tiers import SEALED_NAME, TIERS, get_tier
 
 TIER_CHOICES = list(TIERS)
 GENERATIONS_RECORD = f"{generations.FOLDER}/{generations.RECORD}"
@@ -163,7 +163,7 @@ def _freeze_sealed(args: argparse.Namespace, root: Path) -> int:
             print(f"  {p}")
         print(f"sealed tier: {len(problems)} cohort(s) differ from the published release"
               if problems else f"sealed tier: every cohort regenerated from the key matches "
-              f"{root / SEALED.descriptor_path} and its truth commitment")
+              f"{root / tiers.SEALED.descriptor_path} and its truth commitment")
         return 1 if problems else 0
     if args.retire:
         g = generations.retire(root, key, dt.datetime.now(dt.UTC).date())
@@ -171,8 +171,8 @@ def _freeze_sealed(args: argparse.Namespace, root: Path) -> int:
               f" its key is published in {generations.record_path(root)}")
         return 0
     path = sealed.freeze_sealed(root, key)
-    print(f"froze the sealed tier (generation {SEALED_GENERATION}, key id "
-          f"{sealed.key_id(key)}): public tables in {root / SEALED.data_dir}, descriptor "
+    print(f"froze the sealed tier (generation {tiers.SEALED_GENERATION}, key id "
+          f"{sealed.key_id(key)}): public tables in {root / tiers.SEALED.data_dir}, descriptor "
           f"{path}, generation recorded in {generations.record_path(root)}")
     return 0
 

@@ -16,13 +16,13 @@ import datetime as dt
 import shutil
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
 
 from icgbench import contract
 from icgbench.atomic import ensure_writable_dir, write_text
 from icgbench.errors import InvalidInputError, UsageError
+from icgbench.release import tiers
 from icgbench.release.descriptor import SEALED_FIELD, Descriptor, load_descriptor, read_json
-from icgbench.release.tiers import SEALED, Tier
+from icgbench.release.tiers import Tier
 
 FOLDER = "datasets/sealed-generations"
 RECORD = "generations.json"
@@ -114,9 +114,10 @@ def record_sealed(root: Path, d: Descriptor, today: dt.date) -> Generation:
     return new
 
 
-def retire(root: Path, key: bytes, today: dt.date, tier: Tier = SEALED) -> Generation:
+def retire(root: Path, key: bytes, today: dt.date, tier: Tier | None = None) -> Generation:
     """Retire the current generation: publish ``key`` (which must be its key) and keep its
     descriptor, so that its entries can be re-graded by anyone from then on."""
+    tier = tiers.SEALED if tier is None else tier
     from icgbench.release.sealed import key_id
 
     descriptor_path = Path(root) / tier.descriptor_path
@@ -142,9 +143,10 @@ def retire(root: Path, key: bytes, today: dt.date, tier: Tier = SEALED) -> Gener
     return done
 
 
-def descriptor_of(root: Path, g: Generation, tier: Tier = SEALED) -> Descriptor:
+def descriptor_of(root: Path, g: Generation, tier: Tier | None = None) -> Descriptor:
     """The descriptor a generation's entries are graded against: the current sealed
     release's, or the copy kept when the generation was retired."""
+    tier = tiers.SEALED if tier is None else tier
     path = _descriptor_copy(root, g.data_version) if g.retired else (
         Path(root) / tier.descriptor_path)
     d = load_descriptor(path)
@@ -165,6 +167,3 @@ def published_key(g: Generation) -> bytes:
                                 f"recorded key id {g.key_id}")
     return key
 
-
-def as_json(g: Generation) -> dict[str, Any]:
-    return asdict(g)

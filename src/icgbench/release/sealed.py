@@ -47,7 +47,7 @@ from icgbench.errors import InvalidInputError, UsageError
 from icgbench.generator import get_variant, simulate
 from icgbench.generator.streams import SecretSeed
 from icgbench.progress import track
-from icgbench.release import encode
+from icgbench.release import encode, tiers
 from icgbench.release.descriptions import write_tier_descriptions
 from icgbench.release.descriptor import (
     SEALED_FIELD,
@@ -57,7 +57,7 @@ from icgbench.release.descriptor import (
     load_descriptor,
 )
 from icgbench.release.freeze import path_prefix, tier_cohorts, write_tables
-from icgbench.release.tiers import SEALED, SEALED_GENERATION, Tier
+from icgbench.release.tiers import Tier
 from icgbench.tasks.base import Truth
 
 log = logging.getLogger(__name__)
@@ -144,13 +144,14 @@ def _commitment(tables: dict[str, pa.Table]) -> dict[str, str]:
             for name, t in tables.items() if not _public(name)}
 
 
-def freeze_sealed(root: Path, key: bytes, tier: Tier = SEALED) -> Path:
+def freeze_sealed(root: Path, key: bytes, tier: Tier | None = None) -> Path:
     """Write the sealed tier's public tables and descriptor under ``root``, and record its
     generation (:mod:`.generations`).
 
     Refuses to give the current sealed version a different key: a new key needs a new
     ``SEALED_GENERATION``; and refuses a new generation while the last is not retired.
     """
+    tier = tiers.SEALED if tier is None else tier
     import datetime as dt
 
     from icgbench.release import generations
@@ -188,7 +189,7 @@ def freeze_sealed(root: Path, key: bytes, tier: Tier = SEALED) -> Path:
             resources += write_tables(public, cohort, stage, path_prefix(tier))
             commitments[f"{cohort.variant}.s{cohort.seed}"] = _commitment(tables)
         document = build_document(tier, _cohorts(tier), resources, {SEALED_FIELD: {
-            "generation": SEALED_GENERATION,
+            "generation": tiers.SEALED_GENERATION,
             "key_id": key_id(key),
             "key_env": KEY_ENV,
             "truth_commitment": commitments,
@@ -239,9 +240,10 @@ def regenerate(d: Descriptor, variant: str, label: int, key: bytes) -> dict[str,
     return tables
 
 
-def check_sealed(root: Path, key: bytes, tier: Tier = SEALED) -> list[str]:
+def check_sealed(root: Path, key: bytes, tier: Tier | None = None) -> list[str]:
     """Every cohort of the sealed release at ``root`` regenerated from ``key`` and checked
     against its published tables and its truth commitment: one line per cohort that fails."""
+    tier = tiers.SEALED if tier is None else tier
     d = load_descriptor(Path(root) / tier.descriptor_path)
     problems = []
     for c in track(d.cohorts(), None, "checking sealed cohorts"):

@@ -1,0 +1,298 @@
+"""The sealed track is blind to probing, traces every entry to a recorded generation, and is
+independent of the open tiers; its commands run from the command line as documented.
+
+The key below is made for this test run (see tests/test_sealed.py).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from icgbench import contract
+from icgbench.cli import main
+from icgbench.generator import variant_names
+from icgbench.leaderboard.queue import ADMISSIONS_PER_PERIOD, admit
+from icgbench.leaderboard.store import load_board, write_board
+from icgbench.leaderboard.verify import verify
+from icgbench.models import CohortData, get_model
+from icgbench.release import generations, sealed, tiers
+from icgbench.release.descriptor import load_descriptor
+from icgbench.release.locate import release_root
+from icgbench.scorer import grade, validate
+
+KEY = sealed.new_key()
+SMALL = replace(tiers.SEALED, sizes={"train": 150, "test": 60, "target_test": 60})
+VARIANT = "linear_lowhet"
+
+
+@pytest.fixture(scope="module")
+def release(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("sealed-track")
+    shutil.copyfile(release_root() / "datapackage.json", root / "datapackage.json")
+    sealed.freeze_sealed(root, bytes.fromhex(KEY), SMALL)
+    return root
+
+
+@pytest.fixture()
+def at_release(release, monkeypatch):
+    monkeypatch.setenv("ICGBENCH_HOME", str(release))
+    monkeypatch.setenv(sealed.KEY_ENV, KEY)
+    return release
+
+
+def _truth(release: Path):
+    d = load_descriptor(release / tiers.SEALED.descriptor_path)
+    return sealed.sealed_truth(d, VARIANT, 0, bytes.fromhex(KEY))
+
+
+def _fitted_submission(release: Path, model: str = "logistic_direct") -> dict:
+    fitted = get_model(model)
+    data = CohortData.load(VARIANT, 0, "sealed", release)
+    fitted.fit(data)
+    return fitted.submission(data)
+
+
+def _probe(template: dict, subject: str, version: str) -> dict:
+    """The attack of the issue: proba 1.0 for one held-out subject, 0.5 for the rest."""
+    doc = json.loads(json.dumps(template))
+    doc["model"] = {**doc["model"], "name": "probe", "version": version}
+    for block in ("risk_prediction", "cross_host_generalization"):
+        ids = doc[block]["subject_id"]
+        doc[block]["proba"] = [1.0 if i == subject else 0.5 for i in ids]
+    return doc
+
+
+# --- the halves -------------------------------------------------------------------------
+
+def test_the_halves_are_disjoint_equal_and_reproducible_from_the_key():
+    ids = [f"TE{i:06d}" for i in range(1001)]
+    key = bytes.fromhex(KEY)
+    public = sealed.halves(key, VARIANT, 0, "test", ids)
+    assert public.sum() == 500 and (~public).sum() == 501
+    assert np.array_equal(public, sealed.halves(key, VARIANT, 0, "test", ids))
+    masks = {h: sealed.half_masks(key, VARIANT, 0, {"test": ids}, h)["test"]
+             for h in ("public", "private")}
+    assert not (masks["public"] & masks["private"]).any()
+    assert (masks["public"] | masks["private"]).all()
+    other_key = sealed.halves(bytes.fromhex(sealed.new_key()), VARIANT, 0, "test", ids)
+    other_variant = sealed.halves(key, "nonlinear_obs", 0, "test", ids)
+    other_split = sealed.halves(key, VARIANT, 0, "target_test", ids)
+    for other in (other_key, other_variant, other_split):
+        assert 150 < (public & other).sum() < 350  # unrelated draws, not the same split
+
+
+def test_grading_reads_only_the_public_half(at_release):
+    """The board's score of a submission does not change when its private-half predictions
+    do: nothing computed from the private half is shown."""
+    doc = _fitted_submission(at_release)
+    truth = _truth(at_release)
+    key = bytes.fromhex(KEY)
+    private = {s: ~sealed.halves(key, VARIANT, 0, s, truth.ids[s].to_pylist())
+               for s in sealed.HALVED_SPLITS}
+    scrambled = json.loads(json.dumps(doc))
+    rng = np.random.default_rng(np.random.SeedSequence(28))
+    for block, split in (("risk_prediction", "test"), ("cross_host_generalization",
+                                                         "target_test")):
+        order = {i: n for n, i in enumerate(truth.ids[split].to_pylist())}
+        for n, i in enumerate(scrambled[block]["subject_id"]):
+            if private[split][order[i]]:
+                scrambled[block]["proba"][n] = float(rng.uniform())
+    public = grade(validate(doc)).document
+    assert grade(validate(scrambled)).document["tasks"] == public["tasks"]
+    assert grade(validate(scrambled), half="private").document["tasks"] != (
+        grade(validate(doc), half="private").document["tasks"])
+
+
+# --- probing ------------------------------------------------------------------------------
+
+def test_a_probe_of_a_private_subject_scores_exactly_chance(at_release):
+    """Every one-subject probe of a private-half subject gets AUROC 0.5 (a constant on the
+    public half), whatever the subject's outcome: the board can reveal none of them."""
+    template = _fitted_submission(at_release)
+    truth = _truth(at_release)
+    ids = truth.ids["test"].to_pylist()
+    public = sealed.halves(bytes.fromhex(KEY), VARIANT, 0, "test", ids)
+    recovered = {}
+    for n, subject in enumerate(ids):
+        auroc = grade(validate(_probe(template, subject, f"0.0.{n}"))).summary["auroc"]
+        if not public[n]:
+            assert auroc == 0.5, subject
+        elif auroc != 0.5:
+            recovered[subject] = auroc > 0.5
+    events = dict(zip(ids, truth.event["test"], strict=True))
+    assert recovered and all(events[s] == bool(v) for s, v in recovered.items())
+    assert not set(recovered) - {i for i, p in zip(ids, public, strict=True) if p}
+
+
+def _queue(folder: Path, docs: list[dict]) -> list[Path]:
+    queue = folder / "queue"
+    queue.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for doc in docs:
+        path = queue / f"{doc['model']['name']}-{doc['model']['version']}.json"
+        path.write_text(json.dumps(doc))
+        paths.append(path)
+    return paths
+
+
+def test_the_pull_request_check_prints_nothing_computed_from_the_truth(at_release, tmp_path,
+                                                                       monkeypatch, capsys):
+    """The queue's check in a pull request: the same output with the key as without it, for
+    probes whose scores differ, and no number in it."""
+    template = _fitted_submission(at_release)
+    ids = _truth(at_release).ids["test"].to_pylist()
+    board = tmp_path / "sealed"
+    _queue(board, [_probe(template, s, f"0.1.{n}") for n, s in enumerate(ids[:12])])
+    outputs = []
+    for key in (KEY, None):
+        if key is None:
+            monkeypatch.delenv(sealed.KEY_ENV)
+        code = main(["leaderboard", "admit", "--dir", str(board), "--dry-run"])
+        outputs.append((code, capsys.readouterr().out.replace(str(tmp_path), "<tmp>")))
+    assert outputs[0] == outputs[1]
+    code, out = outputs[0]
+    assert code == 0 and out.count("valid probe-0.1.") == 12
+    text = re.sub(r"probe-0\.1\.\d+\.json", "FILE", out).replace("12 of 12", "")
+    assert not any(c.isdigit() for c in text), text
+    assert not (board / "leaderboard.json").exists()
+
+
+def test_admission_is_rationed_and_the_rest_stays_queued(at_release, tmp_path, capsys):
+    """Sixty probe versions of one model name: a week's ration is admitted, the rest waits
+    in the queue with the date it may be admitted, and a version's second file for a cohort
+    is refused for good."""
+    template = _fitted_submission(at_release)
+    ids = _truth(at_release).ids["test"].to_pylist()
+    board = tmp_path / "sealed"
+    _queue(board, [_probe(template, s, f"0.2.{n}") for n, s in enumerate(ids)])
+    code = main(["leaderboard", "admit", "--dir", str(board)])
+    out = capsys.readouterr().out
+    assert code == 1
+    entries = load_board(board, new_tier=None).entries
+    assert len(entries) == ADMISSIONS_PER_PERIOD
+    assert out.count("STAYS QUEUED") == len(ids) - ADMISSIONS_PER_PERIOD
+    assert "at most 6): it stays queued until" in out
+    assert len(list((board / "queue").iterdir())) == len(ids) - ADMISSIONS_PER_PERIOD
+    assert verify(board, tier="sealed")[1] == []
+    again = _queue(board, [_probe(template, ids[0], entries[0].package_version)])
+    results = admit(board, dry_run=True)
+    (mine,) = [a for a in results if a.file == again[0].name]
+    assert "already has an entry" in mine.problem
+
+
+# --- generations ----------------------------------------------------------------------------
+
+def _board_with_one_entry(release: Path, folder: Path) -> Path:
+    path = folder.parent / "sub.json"
+    path.write_text(json.dumps(_fitted_submission(release)))
+    from icgbench.leaderboard.board import add
+
+    add(path, folder, tier="sealed")
+    return folder
+
+
+def test_an_entry_of_an_unrecorded_generation_fails_verify_by_name(at_release, tmp_path):
+    board = _board_with_one_entry(at_release, tmp_path / "board")
+    (entry,) = load_board(board, new_tier=None).entries
+    for version in (f"{tiers.DATA_VERSION}+sealed.7", "3.0.0"):
+        write_board(board, "sealed", [replace(entry, data_version=version)])
+        problems = verify(board, tier="sealed")[1]
+        assert [p.field for p in problems] == ["data_version"]
+        assert f"{version!r} is not a sealed generation this repository records" in str(
+            problems[0])
+
+
+def test_a_retired_generation_is_graded_with_its_published_key(release, tmp_path,
+                                                               monkeypatch):
+    root = tmp_path / "release"
+    shutil.copytree(release, root)
+    monkeypatch.setenv("ICGBENCH_HOME", str(root))
+    monkeypatch.setenv(sealed.KEY_ENV, KEY)
+    board = _board_with_one_entry(root, tmp_path / "board")
+    assert main(["freeze", "--tier", "sealed", "--retire", "--root", str(root)]) == 0
+    (g,) = generations.load(root)
+    assert g.key == KEY and g.retired_on is not None
+    monkeypatch.delenv(sealed.KEY_ENV)  # anyone can re-grade now, without the secret
+    assert verify(board, tier="sealed")[1] == []
+    (entry,) = load_board(board, new_tier=None).entries
+    scores = {**entry.scores, "risk_prediction": {**entry.scores["risk_prediction"],
+                                                  "auroc": 0.999}}
+    write_board(board, "sealed", [replace(entry, scores=scores)])
+    assert [p.field for p in verify(board, tier="sealed")[1]] == ["scores.risk_prediction.auroc"]
+    record = generations.record_path(root)
+    doc = json.loads(record.read_text())
+    doc["generations"][0]["key"] = sealed.new_key()
+    record.write_text(json.dumps(doc))
+    problems = verify(board, tier="sealed")[1]
+    assert [p.field for p in problems] == ["data_version"]
+    assert "published key does not have its recorded key id" in str(problems[0])
+
+
+def test_the_record_of_a_current_generation_publishes_no_key(release):
+    (g,) = generations.load(release)
+    assert (g.generation, g.data_version, g.key, g.retired_on) == (
+        tiers.SEALED_GENERATION, tiers.SEALED.version, None, None)
+    assert g.key_id == sealed.key_id(bytes.fromhex(KEY))
+    assert KEY not in generations.record_path(release).read_text()
+
+
+# --- independence ------------------------------------------------------------------------
+
+def test_sealed_truth_is_independent_of_every_open_cohort(release):
+    """No truth table of a sealed cohort (graph, flips, outcomes, states, effects) has the
+    content of any open-tier cohort's: the structure cannot be copied from the open tier."""
+    sealed_doc = load_descriptor(release / tiers.SEALED.descriptor_path).document
+    committed = {(cohort, table): digest for cohort, tables in
+                 sealed_doc["icgbench:sealed"]["truth_commitment"].items()
+                 for table, digest in tables.items()}
+    open_digests = {}
+    for name in tiers.TIERS:
+        d = load_descriptor(release_root() / tiers.TIERS[name].descriptor_path)
+        open_digests |= {r.content_digest: (name, r.variant, r.seed, r.table)
+                         for r in d.resources if r.role != "public"}
+    assert open_digests and len(committed) == len(variant_names()) * len(
+        [n for n in contract.table_names() if contract.table_schema(n)["icgbench:role"]
+         != "public"])
+    shared = {k: open_digests[d] for k, d in committed.items() if d in open_digests}
+    assert shared == {}
+    graphs = {d for (c, t), d in committed.items() if t == "graph"}
+    assert len(graphs) == len(variant_names())  # each sealed cohort draws its own graph
+
+
+# --- the command line ------------------------------------------------------------------------
+
+def test_freeze_sealed_from_the_command_line(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(tiers, "SEALED", SMALL)  # small cohorts, read where they are used
+    root = tmp_path / "release"
+    root.mkdir()
+    monkeypatch.delenv(sealed.KEY_ENV, raising=False)
+    assert main(["freeze", "--tier", "sealed", "--root", str(root)]) == 2
+    assert "set ICGBENCH_SEALED_KEY" in capsys.readouterr().err
+    monkeypatch.setenv(sealed.KEY_ENV, KEY)
+    assert main(["freeze", "--tier", "sealed", "--root", str(root)]) == 0
+    out = capsys.readouterr().out
+    assert f"generation recorded in {generations.record_path(root)}" in out
+    assert main(["freeze", "--tier", "sealed", "--check", "--root", str(root)]) == 0
+    assert "matches" in capsys.readouterr().out
+    path = root / SMALL.descriptor_path
+    doc = json.loads(path.read_text())
+    doc["icgbench:sealed"]["truth_commitment"][f"{VARIANT}.s0"]["graph"] = (
+        "sha256:" + "0" * 64)
+    path.write_text(json.dumps(doc))
+    assert main(["freeze", "--tier", "sealed", "--check", "--root", str(root)]) == 1
+    assert f"{VARIANT} seed 0: the regenerated" in capsys.readouterr().out
+    assert main(["freeze", "--tier", "small", "--retire", "--root", str(root)]) == 2
+    assert "--retire retires a sealed generation" in capsys.readouterr().err
+
+
+def test_admit_without_the_key_needs_dry_run(tmp_path, monkeypatch, capsys):
+    monkeypatch.delenv(sealed.KEY_ENV, raising=False)
+    assert main(["leaderboard", "admit", "--dir", str(tmp_path)]) == 2
+    assert "--dry-run checks them without it" in capsys.readouterr().err
