@@ -23,6 +23,7 @@ import datetime as dt
 import logging
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from icgbench.errors import InvalidInputError, UsageError, UserError
 from icgbench.leaderboard.board import add, calibration_first
@@ -46,6 +47,8 @@ class Admission:
     file: str
     entry: LeaderboardEntry | None = None
     problem: str | None = None
+    #: True when the problem is the ration: the file is valid and waits for a later admission
+    waiting: bool = False
 
 
 def queued(folder: Path) -> list[Path]:
@@ -75,6 +78,7 @@ def admit(folder: Path, dry_run: bool = False, now: dt.datetime | None = None
     now = dt.datetime.now(dt.UTC) if now is None else now
     entries = load_board(folder, new_tier=SEALED_TIER).entries if (
         folder / "leaderboard.json").exists() else []
+    taken = [Taken(e.key, e.model_name, e.submitted_at) for e in entries]
     out = []
     for path in queued(folder):
         try:
@@ -84,16 +88,22 @@ def admit(folder: Path, dry_run: bool = False, now: dt.datetime | None = None
                 raise InvalidInputError(f"the queue takes sealed-tier submissions; this "
                                         f"one is for the {doc['tier']} tier")
             model, version = doc["model"]["name"], doc["model"]["version"]
-            if (wait := ration_problem(entries, model, version, doc["variant"], doc["seed"],
-                                       now)) is not None:
-                out.append(Admission(path.name, problem=wait))
+            mine = Taken((doc["variant"], doc["seed"], model, version), model, _stamp(now))
+            if any(t.key == mine.key for t in taken):
+                raise InvalidInputError(
+                    f"{model} {version} already has an entry on {doc['variant']} seed "
+                    f"{doc['seed']}: one entry per model version and cohort (a new version is "
+                    "a new submission)")
+            if (wait := ration_problem(taken, mine, now)) is not None:
+                out.append(Admission(path.name, problem=wait, waiting=True))
                 continue
             if dry_run:
+                taken.append(mine)  # what admitting the queue in order would take
                 out.append(Admission(path.name))
                 continue
-            entry = add(path, folder, tier=SEALED_TIER, submitted_at=_stamp(now))
+            entry = add(path, folder, tier=SEALED_TIER, submitted_at=mine.submitted_at)
             path.unlink()
-            entries.append(entry)
+            taken.append(mine)
             log.info("admitted %s as %s", path.name, entry.label)
             out.append(Admission(path.name, entry=entry))
         except UserError as exc:
@@ -101,16 +111,21 @@ def admit(folder: Path, dry_run: bool = False, now: dt.datetime | None = None
     return out
 
 
-def ration_problem(entries: list[LeaderboardEntry], model: str, version: str, variant: str,
-                   seed: int, now: dt.datetime) -> str | None:
-    """Why a submission must wait (or can never be admitted), or None: one entry per model
-    version and cohort; at most ADMISSIONS_PER_PERIOD admissions per model name per PERIOD."""
-    if any(e.key == (variant, seed, model, version) for e in entries):
-        return (f"{model} {version} already has an entry on {variant} seed {seed}: one entry "
-                "per model version and cohort (a new version is a new submission)")
+class Taken(NamedTuple):
+    """An admission the ration counts: the entry's board key, model name and time."""
+
+    key: tuple[str, int, str, str]
+    model: str
+    submitted_at: str
+
+
+def ration_problem(taken: list[Taken], candidate: Taken, now: dt.datetime) -> str | None:
+    """Why ``candidate`` must wait, or None: at most ADMISSIONS_PER_PERIOD admissions per
+    model name per PERIOD (one entry per model version and cohort is checked first)."""
+    model = candidate.model
     since = now - PERIOD
-    recent = sorted(e.submitted_at for e in entries if e.model_name == model
-                    and _when(e.submitted_at) > since)
+    recent = sorted(t.submitted_at for t in taken if t.model == model
+                    and _when(t.submitted_at) > since)
     if len(recent) >= ADMISSIONS_PER_PERIOD:
         until = _when(recent[-ADMISSIONS_PER_PERIOD]) + PERIOD
         return (f"{model} had {len(recent)} admissions in the last {PERIOD.days} days (at "
