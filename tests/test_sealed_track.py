@@ -190,6 +190,26 @@ def test_admission_is_rationed_and_the_rest_stays_queued(at_release, tmp_path, c
     assert "already has an entry" in mine.problem and not mine.waiting
 
 
+def test_the_check_refuses_a_structure_file_whose_calibration_is_not_queued(at_release,
+                                                                          tmp_path):
+    """What admission would refuse, the pull request's check refuses: a structure file off
+    the calibration cohort needs its model version's calibration file queued too."""
+    board = tmp_path / "sealed"
+    queue = board / "queue"
+    queue.mkdir(parents=True)
+    for variant in ("nonlinear_obs", VARIANT):
+        data = CohortData.load(variant, 0, "sealed", at_release)
+        fitted = get_model("correlation")
+        fitted.fit(data)
+        (queue / f"correlation__{variant}.json").write_text(
+            json.dumps(fitted.submission(data)))
+        checked = {a.file: a for a in admit(board, dry_run=True)}
+        assert all(a.problem is None for a in checked.values()) == (variant == VARIANT)
+    (queue / f"correlation__{VARIANT}.json").unlink()
+    (problem,) = [a.problem for a in admit(board, dry_run=True)]
+    assert f"K* chosen on the calibration cohort ({VARIANT}, seed 0)" in problem
+
+
 # --- generations ----------------------------------------------------------------------------
 
 def _board_with_one_entry(release: Path, folder: Path) -> Path:

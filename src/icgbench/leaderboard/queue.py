@@ -23,13 +23,16 @@ import datetime as dt
 import logging
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from icgbench.errors import InvalidInputError, UsageError, UserError
-from icgbench.leaderboard.board import add, calibration_first
+from icgbench.leaderboard.board import add, calibration_first, calibration_k, known_k
 from icgbench.leaderboard.entry import LeaderboardEntry, parse_utc
 from icgbench.leaderboard.files import QUEUE, queue_problem
-from icgbench.leaderboard.store import load_board
+from icgbench.leaderboard.store import JSON_NAME, load_board, locked, write_board
+
+if TYPE_CHECKING:
+    from icgbench.scorer import Validated
 
 log = logging.getLogger(__name__)
 
@@ -76,9 +79,14 @@ def admit(folder: Path, dry_run: bool = False, now: dt.datetime | None = None
 
     folder = Path(folder)
     now = dt.datetime.now(dt.UTC) if now is None else now
+    if not dry_run and not (folder / JSON_NAME).exists():
+        with locked(folder):  # the sealed board starts empty, before its first admission
+            if not (folder / JSON_NAME).exists():
+                write_board(folder, SEALED_TIER, [])
     entries = load_board(folder, new_tier=SEALED_TIER).entries if (
-        folder / "leaderboard.json").exists() else []
+        folder / JSON_NAME).exists() else []
     taken = [Taken(e.key, e.model_name, e.submitted_at) for e in entries]
+    staged: set[tuple[str, str, str, int]] = set()  # a dry run's would-be structure entries
     out = []
     for path in queued(folder):
         try:
@@ -98,6 +106,9 @@ def admit(folder: Path, dry_run: bool = False, now: dt.datetime | None = None
                 out.append(Admission(path.name, problem=wait, waiting=True))
                 continue
             if dry_run:
+                _check_calibrated(v, set(known_k(entries)) | staged)
+                if "structure_recovery" in doc:
+                    staged.add((model, version, doc["variant"], doc["seed"]))
                 taken.append(mine)  # what admitting the queue in order would take
                 out.append(Admission(path.name))
                 continue
@@ -109,6 +120,19 @@ def admit(folder: Path, dry_run: bool = False, now: dt.datetime | None = None
         except UserError as exc:
             out.append(Admission(path.name, problem=str(exc)))
     return out
+
+
+def _check_calibrated(v: Validated, structure_entries: set[tuple[str, str, str, int]]
+                      ) -> None:
+    """A dry run's stand-in for :func:`.board.calibration_k`, which needs the graded K*: a
+    structure submission off the calibration cohort needs its model version's calibration
+    entry, on the board or queued before it."""
+    doc = v.document
+    cohort = v.descriptor.calibration_cohort
+    if "structure_recovery" not in doc or (doc["variant"], doc["seed"]) == tuple(cohort):
+        return
+    if (doc["model"]["name"], doc["model"]["version"], *cohort) not in structure_entries:
+        calibration_k(v, {})  # raises, naming the calibration cohort to add first
 
 
 class Taken(NamedTuple):
