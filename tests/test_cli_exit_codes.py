@@ -120,6 +120,14 @@ def run(argv: list[str]) -> int:
 Case = Callable[[World, Path], list]
 
 #: command -> {expected exit code: argv builder(world, tmp folder)}
+def _queued(submission: Path, tmp: Path) -> Path:
+    """A sealed board folder whose queue holds ``submission``."""
+    queue = tmp / "sealed" / "queue"
+    queue.mkdir(parents=True)
+    shutil.copy(submission, queue / "s.json")
+    return queue.parent
+
+
 MATRIX: dict[str, dict[int, Case]] = {
     "demo": {0: lambda w, t: ["demo", "--variant", "linear_lowhet", "--out", t / "demo"],
              2: lambda w, t: ["demo", "--variant", "no_such_variant"]},
@@ -141,6 +149,10 @@ MATRIX: dict[str, dict[int, Case]] = {
         0: lambda w, t: ["leaderboard", "verify", w.board, "--tier", "small", "--jobs", "1"],
         1: lambda w, t: ["leaderboard", "verify", w.tampered, "--tier", "small", "--jobs", "1"],
         2: lambda w, t: ["leaderboard", "verify", t / "none", "--tier", "small"]},
+    "leaderboard admit": {
+        0: lambda w, t: ["leaderboard", "admit", "--dir", t / "sealed", "--dry-run"],
+        1: lambda w, t: ["leaderboard", "admit", "--dir", _queued(w.invalid, t), "--dry-run"],
+        2: lambda w, t: ["leaderboard", "admit", "--dir", t / "sealed"]},  # no key
     "leaderboard repair": {0: lambda w, t: ["leaderboard", "repair", "--dir", w.board],
                            1: lambda w, t: ["leaderboard", "repair", "--dir", w.corrupt],
                            2: lambda w, t: ["leaderboard", "repair", "--dir", t / "none"]},

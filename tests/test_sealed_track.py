@@ -319,3 +319,32 @@ def test_admit_without_the_key_needs_dry_run(tmp_path, monkeypatch, capsys):
     monkeypatch.delenv(sealed.KEY_ENV, raising=False)
     assert main(["leaderboard", "admit", "--dir", str(tmp_path)]) == 2
     assert "--dry-run checks them without it" in capsys.readouterr().err
+
+
+def test_the_page_publishes_the_private_half_once_the_generation_is_retired(
+        release, tmp_path, monkeypatch):
+    from icgbench.leaderboard.board import add
+    from icgbench.leaderboard.page import _fmt, build_page
+
+    root = tmp_path / "release"
+    shutil.copytree(release, root)
+    monkeypatch.setenv("ICGBENCH_HOME", str(root))
+    monkeypatch.setenv(sealed.KEY_ENV, KEY)
+    public = tmp_path / "board"
+    public.mkdir()
+    write_board(public, "full", [])
+    path = tmp_path / "sub.json"
+    doc = _fitted_submission(root)
+    path.write_text(json.dumps(doc))
+    add(path, public / "sealed", tier="sealed")
+    before = build_page(public, None, with_oracle=False).html
+    assert 'id="sealed"' in before and 'id="sealed-final"' not in before
+    assert main(["freeze", "--tier", "sealed", "--retire", "--root", str(root)]) == 0
+    monkeypatch.delenv(sealed.KEY_ENV)
+    after = build_page(public, None, with_oracle=False).html
+    assert 'id="sealed-final"' in after
+    private = grade(validate(doc), half="private").summary["auroc"]
+    shown = grade(validate(doc)).summary["auroc"]
+    assert private != shown
+    final = after[after.index('id="sealed-final"'):]
+    assert _fmt(private) in final and _fmt(private) not in before

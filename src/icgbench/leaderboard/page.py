@@ -29,7 +29,7 @@ from markupsafe import Markup
 
 from icgbench import untrusted
 from icgbench.atomic import ensure_writable_dir, write_bytes, write_text
-from icgbench.errors import InvalidInputError, UserError
+from icgbench.errors import InvalidInputError, UsageError, UserError
 from icgbench.generator import get_variant
 from icgbench.leaderboard.board import over_seeds, rank, rank_overall
 from icgbench.leaderboard.entry import SCHEMA_VERSION, LeaderboardEntry, headline_scores
@@ -198,6 +198,39 @@ def sealed_entries(folder: Path) -> list[LeaderboardEntry]:
     return load_board(board_folder(sealed), new_tier=None).entries
 
 
+def private_half_entries(folder: Path, entries: list[LeaderboardEntry]
+                         ) -> list[LeaderboardEntry]:
+    """The sealed entries (of the sealed board in ``folder``) of retired generations,
+    re-graded on the private half of their cohorts' held-out subjects with the generation's
+    published key: the final standings, which nothing showed before the key was retired.
+    None while no generation is retired."""
+    from icgbench.leaderboard.entry import entry_from_report
+    from icgbench.release import generations, locate
+    from icgbench.scorer import grade, validate
+
+    try:
+        root = locate.release_root()
+    except UsageError:
+        return []
+    retired = {g.data_version: g for g in generations.load(root) if g.retired}
+    out = []
+    for e in entries:
+        if (g := retired.get(e.data_version)) is None:
+            continue
+        try:
+            data = untrusted.read_regular(inside(folder, e.submission_path), DEFAULT_MAX_BYTES,
+                                          follow_symlinks=False)
+        except (OSError, untrusted.InputProblem) as exc:
+            raise InvalidInputError(f"cannot read {e.label}'s submission: {exc} (run "
+                                    "`icgbench leaderboard verify`)") from None
+        v = validate(data, descriptor=generations.descriptor_of(root, g),
+                     key=generations.published_key(g))
+        k = e.scores.get("structure_recovery", {}).get("k")
+        report = grade(v, structure_k=None if k is None else int(k), half="private")
+        out.append(entry_from_report(report.document, e.notes, e.submitted_at))
+    return out
+
+
 def figure_images(figures: Path | None) -> list[dict[str, str]]:
     """The PNG figures in ``figures`` as data-URI payloads; anything else is refused."""
     if figures is None or not figures.is_dir():
@@ -235,6 +268,7 @@ def build_page(folder: Path, figures: Path | None, with_oracle: bool = True) -> 
     entries = load_board(board_folder(folder), new_tier=None).entries
     oracle = oracle_entries(entries) if with_oracle else []
     sealed = sealed_entries(folder)
+    private = private_half_entries(Path(folder) / SEALED_BOARD, sealed) if sealed else []
     images = figure_images(figures)
     css, js = _asset("page.css"), _asset("page.js")
     template = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined,
@@ -245,6 +279,8 @@ def build_page(folder: Path, figures: Path | None, with_oracle: bool = True) -> 
         entries=entries, variants=_sections(entries, oracle), figures=images,
         overall=overall_rows(entries, oracle), categories=CATEGORIES,
         sealed=_sections(sealed, []), sealed_versions=sorted({e.data_version for e in sealed}),
+        private=_sections(private, []),
+        private_versions=sorted({e.data_version for e in private}),
         models=sorted({e.model_name for e in entries}),
         data_versions=sorted({e.data_version for e in entries}))
     return Page(html, len(entries), len(oracle))

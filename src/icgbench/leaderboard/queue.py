@@ -26,7 +26,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from icgbench.errors import InvalidInputError, UsageError, UserError
-from icgbench.leaderboard.board import add, calibration_first, calibration_k, known_k
 from icgbench.leaderboard.entry import LeaderboardEntry, parse_utc
 from icgbench.leaderboard.files import QUEUE, queue_problem
 from icgbench.leaderboard.store import JSON_NAME, load_board, locked, write_board
@@ -66,6 +65,8 @@ def queued(folder: Path) -> list[Path]:
         if (problem := queue_problem(path)) is not None:
             raise InvalidInputError(f"{path}: {problem}")
         files.append(path)
+    from icgbench.leaderboard.board import calibration_first
+
     return calibration_first(files)
 
 
@@ -74,6 +75,7 @@ def admit(folder: Path, dry_run: bool = False, now: dt.datetime | None = None
     """Check every queued submission; unless ``dry_run``, grade each one within the ration,
     add it to the board and take it out of the queue. A file that fails, or waits for the
     ration, is left in the queue with its reason recorded. A dry run grades nothing."""
+    from icgbench.leaderboard.board import add, known_k
     from icgbench.scorer import validate
     from icgbench.scorer.parse import read_file
 
@@ -127,6 +129,8 @@ def _check_calibrated(v: Validated, structure_entries: set[tuple[str, str, str, 
     """A dry run's stand-in for :func:`.board.calibration_k`, which needs the graded K*: a
     structure submission off the calibration cohort needs its model version's calibration
     entry, on the board or queued before it."""
+    from icgbench.leaderboard.board import calibration_k
+
     doc = v.document
     cohort = v.descriptor.calibration_cohort
     if "structure_recovery" not in doc or (doc["variant"], doc["seed"]) == tuple(cohort):

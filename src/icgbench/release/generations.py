@@ -167,3 +167,14 @@ def published_key(g: Generation) -> bytes:
                                 f"recorded key id {g.key_id}")
     return key
 
+
+def retired_key(data_version: str) -> bytes | None:
+    """The published key of the retired generation ``data_version`` in the located release,
+    or None (not retired, not recorded, or no release found)."""
+    from icgbench.release import locate
+
+    try:
+        g = find(locate.release_root(), data_version)
+    except UsageError:
+        return None
+    return published_key(g) if g is not None and g.retired else None

@@ -127,11 +127,12 @@ def validate(source: str | Path | dict[str, Any] | bytes, *, tier: str | None = 
 
 
 def _unsealed(v: Validated) -> Validated:
-    """``v`` with the sealed cohort's truth, regenerated from the board's key and checked
-    against the published tables and the commitment; a UsageError without the key."""
-    from icgbench.release import sealed
+    """``v`` with the sealed cohort's truth, regenerated from the board's key (or, for a
+    retired generation, its published key) and checked against the published tables and the
+    commitment; a UsageError without a key."""
+    from icgbench.release import generations, sealed
 
-    key = sealed.key_from_env()
+    key = generations.retired_key(v.descriptor.version) or sealed.key_from_env()
     if key is None:
         raise UsageError(f"the submission is valid; grading a sealed-tier submission needs "
                          f"the board's key ({sealed.KEY_ENV}), which only the leaderboard's "
