@@ -334,6 +334,17 @@ def test_the_approval_is_bound_to_the_graded_head_commit():
     assert not any(v == "write" for v in job["permissions"].values())
 
 
+def test_the_pull_request_check_holds_no_secret():
+    """The sealed key goes to the jobs that run after a merge only: a pull request's check
+    grades nothing sealed, so nothing in its log can be computed from the sealed truth."""
+    doc = yaml.safe_load((WORKFLOWS / "leaderboard.yml").read_text())
+    assert "secrets." not in json.dumps(_pr_target_job())
+    keyed = {name for name, job in doc["jobs"].items()
+             if "secrets.ICGBENCH_SEALED_KEY" in json.dumps(job)}
+    assert keyed == {"verify-main", "admit"}
+    assert all("push" in str(doc["jobs"][name]["if"]) for name in keyed)
+
+
 # --- tools/ci/approval -------------------------------------------------------------------
 
 HEAD = "a" * 40

@@ -184,6 +184,8 @@ def test_admission_is_rationed_and_the_rest_stays_queued(at_release, tmp_path, c
     assert "at most 6): it stays queued until" in out
     assert len(list((board / "queue").iterdir())) == len(ids) - ADMISSIONS_PER_PERIOD
     assert verify(board, tier="sealed")[1] == []
+    assert main(["leaderboard", "show", "--dir", str(board)]) == 0
+    assert "every score is on the public half" in capsys.readouterr().out
     again = _queue(board, [_probe(template, ids[0], entries[0].package_version)])
     results = admit(board, dry_run=True)
     (mine,) = [a for a in results if a.file == again[0].name]

@@ -18,7 +18,7 @@ from icgbench.leaderboard.store import (
 )
 from icgbench.release.descriptor import SEALED_KEY_ENV
 from icgbench.release.locate import release_root
-from icgbench.release.tiers import TIERS
+from icgbench.release.tiers import SEALED_NAME, TIERS
 from icgbench.tasks import TASKS
 
 
@@ -179,7 +179,11 @@ def run_show(args: argparse.Namespace) -> int:
     from icgbench.leaderboard import board
 
     folder = board_folder(_dir(args))
-    entries = load_board(folder, new_tier=None).entries
+    loaded = load_board(folder, new_tier=None)
+    entries = loaded.entries
+    if loaded.tier == SEALED_NAME:
+        print("sealed track: every score is on the public half of each cohort's held-out "
+              "subjects (the private half is published when the generation is retired)")
     variants = [args.variant] if args.variant else list(dict.fromkeys(
         e.variant_name for e in entries))
     tasks = [args.task] if args.task else list(TASKS)
