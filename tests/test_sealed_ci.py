@@ -100,6 +100,8 @@ def origin(tmp_path_factory) -> Path:
     # the documented one-time steps (docs/leaderboard.md, "Setting up the sealed track")
     froze = run([ICGBENCH, "freeze", "--tier", "sealed"], repo, KEY)
     assert "generation recorded in" in froze.stdout
+    checked = run([ICGBENCH, "freeze", "--tier", "sealed", "--check"], repo, KEY)
+    assert "matches" in checked.stdout
     run([ICGBENCH, "leaderboard", "admit", "--dir", "leaderboard/sealed"], repo, KEY)
     from icgbench.leaderboard.store import write_board
 
