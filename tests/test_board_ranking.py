@@ -70,8 +70,9 @@ def test_show_prints_the_order_and_the_values(board, capsys):
     assert main(["leaderboard", "show", "--dir", str(board), "--task", "risk_prediction"]) == 0
     out = capsys.readouterr().out
     auroc = out[out.index("auroc"):]
-    assert re.search(r"1\. beta .* 0\.8000 ± 0\.0000", auroc)
-    assert re.search(r"2\. alpha .* 0\.7333 ± 0\.1528", auroc)
+    assert re.search(r" 1\. beta .* 0\.8000 \[0\.8000, 0\.8000\] ± 0\.0000", auroc)
+    # t(0.975, 2) = 4.3027: 0.7333 -/+ 4.3027 * 0.1528 / sqrt(3)
+    assert re.search(r"2\. alpha .* 0\.7333 \[0\.3539, 1\.1128\] ± 0\.1528", auroc)
 
 
 def test_the_page_shows_each_models_mean_std_and_seeds_in_rank_order(board):

@@ -194,19 +194,22 @@ def run_show(args: argparse.Namespace) -> int:
             raise UsageError(f"no task{' ' + args.task if args.task else ''} records metric "
                              f"{args.metric!r}; recorded: {', '.join(recorded)}")
     about = _entry_labels(folder, entries)
+    floors = board.floors_of(entries)
+    print("mean [95% interval over cohorts] ± sd; '=' marks a model whose gap to the leader "
+          "is not significant (paired t-test over cohorts, Holm); 'ref' a reference line")
     if args.task is None and args.metric is None:
         scope = [args.variant] if args.variant else None
         _print_ranking("overall" + (f" on {args.variant}" if args.variant else
                                     " over every cohort"),
-                       board.rank_overall(entries, scope), True, about)
+                       board.rank_overall(entries, scope, floors), True, about, floors)
     for variant in variants:
         for task in tasks:
             spec = TASKS[task]
             metric = spec.metric(args.metric) if args.metric else spec.ranking_metric
             ranked = [r for r in board.rank(entries, variant, task, metric.name,
-                                            metric.higher_is_better) if r.seeds]
+                                            metric.higher_is_better, floors) if r.seeds]
             _print_ranking(f"{variant} / {task}: {metric.name}", ranked,
-                           metric.higher_is_better, about)
+                           metric.higher_is_better, about, floors)
     print(f"read {len(entries)} entries from {folder}")
     return 0
 
@@ -215,9 +218,12 @@ NOTE_CHARS = 60
 
 
 def _print_ranking(title: str, ranked: list, higher_is_better: bool | None,
-                   about: dict[tuple[str, str], str]) -> None:
-    """One ranked table; a descriptive metric is listed without ranks (it is not a score:
-    a model with no skill has no transfer gap either)."""
+                   about: dict[tuple[str, str], str],
+                   floors: set[tuple[str, str]] = frozenset()) -> None:
+    """One ranked table: mean, 95% interval and std over seeds; ``=`` marks a model tied
+    with the leader (docs/leaderboard.md). A descriptive metric is listed without ranks (it
+    is not a score: a model with no skill has no transfer gap either), a reference line
+    (``floors``) with ``ref``."""
     if not ranked:
         return
     arrow = {True: "higher is better", False: "lower is better"}.get(
@@ -226,12 +232,20 @@ def _print_ranking(title: str, ranked: list, higher_is_better: bool | None,
     if higher_is_better is None:
         ranked = sorted(ranked, key=lambda r: (r.model, r.package_version))
     width = max(len(r.model) for r in ranked)
-    for i, r in enumerate(ranked, start=1):
+    place = 0
+    for r in ranked:
         std = f" ± {r.std:.4f}" if r.std is not None else ""
         mean = "n/a" if r.mean is None else f"{r.mean:.4f}"
+        span = f" [{r.low:.4f}, {r.high:.4f}]" if r.low is not None else ""
         extra = about.get((r.model, r.package_version), "")
-        place = " -" if higher_is_better is None else f"{i:>2}"
-        print(f"  {place}. {r.model:<{width}} {r.package_version:<8} {mean}{std} "
+        if higher_is_better is None:
+            mark = "  -"
+        elif (r.model, r.package_version) in floors:
+            mark = "ref"
+        else:
+            place += 1
+            mark = f"{f'={place}' if r.tied else place:>3}"
+        print(f"  {mark}. {r.model:<{width}} {r.package_version:<8} {mean}{span}{std} "
               f"({r.seeds} seed{'s' if r.seeds != 1 else ''}){extra}")
 
 

@@ -174,13 +174,17 @@ def calibration_first(files: list[Path]) -> list[Path]:
 
 @dataclass(frozen=True)
 class Ranked:
-    """One model's mean and sample std over seeds of one metric on one variant."""
+    """One model's mean and sample std over seeds (cohorts) of one metric, its 95% interval
+    and whether the leader's lead over it is not significant (see :mod:`.uncertainty`)."""
 
     model: str
     package_version: str
     mean: float | None
     std: float | None
     seeds: int
+    low: float | None = None
+    high: float | None = None
+    tied: bool = False  # tied with the leader (the leader itself: False)
 
 
 def over_seeds(values: list[float]) -> tuple[float | None, float | None]:
@@ -193,33 +197,66 @@ def over_seeds(values: list[float]) -> tuple[float | None, float | None]:
     return mean, std
 
 
-def rank_overall(entries: list[LeaderboardEntry], variants: list[str] | None = None
-                 ) -> list[Ranked]:
+Groups = dict[tuple[str, str], dict[tuple[str, int], float]]
+
+
+def _groups(entries: list[LeaderboardEntry], keep, value) -> Groups:
+    groups: Groups = {}
+    for e in entries:
+        if not keep(e):
+            continue
+        x = value(e)
+        groups.setdefault((e.model_name, e.package_version), {})
+        if x is not None:
+            groups[(e.model_name, e.package_version)][(e.variant_name, e.seed)] = x
+    return groups
+
+
+Floors = frozenset[tuple[str, str]] | set[tuple[str, str]]
+
+
+def _ranked(groups: Groups, higher_is_better: bool | None, floors: Floors = frozenset()
+            ) -> list[Ranked]:
+    """Rows best first, with intervals and (for a score) ties with the leader; the (model,
+    version) pairs in ``floors`` (reference lines) are neither the leader nor tested."""
+    from icgbench.leaderboard.uncertainty import interval, tied_with_leader
+
+    sign = -1 if higher_is_better is not False else 1
+    order = sorted(groups, key=lambda k: (not groups[k], sign * statistics.fmean(
+        groups[k].values()) if groups[k] else 0.0, k[0]))
+    tied: set[str] = set()
+    ranked = [k for k in order if groups[k] and k not in floors]
+    if higher_is_better is not None and ranked:
+        named = {f"{m} {v}": groups[(m, v)] for m, v in ranked}
+        tied = tied_with_leader(named, f"{ranked[0][0]} {ranked[0][1]}")
+    rows = []
+    for m, v in order:
+        xs = list(groups[(m, v)].values())
+        low, high = interval(xs) or (None, None)
+        rows.append(Ranked(m, v, *over_seeds(xs), len(xs), low, high, f"{m} {v}" in tied))
+    return rows
+
+
+def floors_of(entries: list[LeaderboardEntry]) -> set[tuple[str, str]]:
+    """The (model, version) pairs of ``entries`` drawn as reference lines, not ranked."""
+    from icgbench.leaderboard.names import is_floor
+
+    return {(e.model_name, e.package_version) for e in entries
+            if is_floor(e.model_name, e.package_version)}
+
+
+def rank_overall(entries: list[LeaderboardEntry], variants: list[str] | None = None,
+                 floors: Floors = frozenset()) -> list[Ranked]:
     """Models ordered best first on ``overall`` averaged over their entries (of
     ``variants``, default all): the board's overall ranking. ``seeds`` counts the cohorts."""
-    groups: dict[tuple[str, str], list[float]] = {}
-    for e in entries:
-        if variants is not None and e.variant_name not in variants:
-            continue
-        value = e.scores.get("summary", {}).get("overall")
-        groups.setdefault((e.model_name, e.package_version), [])
-        if value is not None:
-            groups[(e.model_name, e.package_version)].append(value)
-    rows = [Ranked(m, v, *over_seeds(xs), len(xs)) for (m, v), xs in groups.items() if xs]
-    return sorted(rows, key=lambda r: (-(r.mean or 0.0), r.model))
+    groups = _groups(entries, lambda e: variants is None or e.variant_name in variants,
+                     lambda e: e.scores.get("summary", {}).get("overall"))
+    return [r for r in _ranked(groups, True, floors) if r.seeds]
 
 
 def rank(entries: list[LeaderboardEntry], variant: str, task: str, metric: str,
-         higher_is_better: bool | None) -> list[Ranked]:
+         higher_is_better: bool | None, floors: Floors = frozenset()) -> list[Ranked]:
     """Models ordered best first on ``task.metric`` over their seeds of ``variant``."""
-    groups: dict[tuple[str, str], list[float]] = {}
-    for e in entries:
-        if e.variant_name != variant:
-            continue
-        value = e.scores.get(task, {}).get(metric)
-        groups.setdefault((e.model_name, e.package_version), [])
-        if value is not None:
-            groups[(e.model_name, e.package_version)].append(value)
-    rows = [Ranked(m, v, *over_seeds(xs), len(xs)) for (m, v), xs in groups.items()]
-    sign = -1 if higher_is_better is not False else 1
-    return sorted(rows, key=lambda r: (r.mean is None, sign * (r.mean or 0.0), r.model))
+    groups = _groups(entries, lambda e: e.variant_name == variant,
+                     lambda e: e.scores.get(task, {}).get(metric))
+    return _ranked(groups, higher_is_better, floors)
