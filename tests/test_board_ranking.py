@@ -75,19 +75,24 @@ def test_show_prints_the_order_and_the_values(board, capsys):
     assert re.search(r"2\. alpha .* 0\.7333 \[0\.3539, 1\.1128\] ± 0\.1528", auroc)
 
 
-def test_the_page_shows_each_models_mean_std_and_seeds_in_rank_order(board):
+def test_the_page_shows_each_models_mean_interval_and_seeds_in_rank_order(board):
     html = build_page(board, None, with_oracle=False).html
     table = html[html.index('data-task="risk_prediction"'):]
     table = table[:table.index("</table>")]
-    rows = re.findall(r"<tr[^>]*>\s*<td class=\"text\">(\w+)</td>(.*?)</tr>", table, re.S)
+    assert '<th data-higher="true" class="ranked" title="this table is ranked by auroc">' in (
+        table)
+    rows = re.findall(r"<tr[^>]*>\s*<td class=\"text\">(\w+)(.*?)</tr>", table, re.S)
     assert [model for model, _ in rows] == ["beta", "alpha"]
-    cells = {model: re.findall(r"<td data-value=\"([^\"]*)\">([^<]*)(?:<span class=\"std\">"
-                               r"± ([^<]*)</span>)?</td>", body) for model, body in rows}
+    cells = {model: re.findall(r"<td data-value=\"([^\"]*)\"(?: class=\"ranked\")?>([^<]*)"
+                               r"(?:<span class=\"ci\">([^<]*)</span>)?</td>", body)
+             for model, body in rows}
     alpha_auroc, beta_auroc = cells["alpha"][0], cells["beta"][0]
     assert float(alpha_auroc[0]) == pytest.approx(2.2 / 3, abs=1e-15)  # the sort key
-    assert alpha_auroc[1].strip() == "0.733" and alpha_auroc[2] == "0.153"
-    assert beta_auroc[1].strip() == "0.800" and beta_auroc[2] == ""  # a zero spread is not shown
+    assert alpha_auroc[1].strip() == "0.733" and alpha_auroc[2] == "[0.354, 1.113]"
+    assert beta_auroc[1].strip() == "0.800" and beta_auroc[2] == "[0.800, 0.800]"
     assert cells["alpha"][-1][1] == "3" and cells["beta"][-1][1] == "2"  # seeds
+    # beta and alpha share 2 cohorts whose paired gaps differ: not separable, a tie
+    assert rows[1][1].startswith(' <span class="tied"')
 
 
 def test_no_oracle_leaves_the_reference_rows_out(tmp_path):

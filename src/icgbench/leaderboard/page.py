@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import statistics
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -31,11 +32,12 @@ from icgbench import untrusted
 from icgbench.atomic import ensure_writable_dir, write_bytes, write_text
 from icgbench.errors import InvalidInputError, UsageError, UserError
 from icgbench.generator import get_variant
-from icgbench.leaderboard.board import over_seeds, rank, rank_overall
+from icgbench.leaderboard.board import floors_of, rank, rank_overall
 from icgbench.leaderboard.entry import SCHEMA_VERSION, LeaderboardEntry, headline_scores
 from icgbench.leaderboard.files import SEALED_BOARD, board_folder, inside
 from icgbench.leaderboard.names import is_floor, truth_readers
 from icgbench.leaderboard.store import JSON_NAME, load_board
+from icgbench.leaderboard.uncertainty import interval
 from icgbench.release.tiers import SEALED_NAME
 from icgbench.scorer.parse import DEFAULT_MAX_BYTES
 from icgbench.tasks import TASKS
@@ -109,11 +111,21 @@ def _fmt(value: float | None, metric: str = "") -> str:
     return f"{value:.3f}"
 
 
+def _cell(values: list[float], metric: str = "") -> dict[str, Any]:
+    """A table cell: the mean over cohorts and its 95% interval (see .uncertainty)."""
+    mean = statistics.fmean(values) if values else None
+    span = interval(values)
+    return {"text": _fmt(mean, metric), "sort": "" if mean is None else repr(mean),
+            "ci": None if span is None else f"[{_fmt(span[0], metric)}, "
+                                            f"{_fmt(span[1], metric)}]"}
+
+
 def _rows(entries: list[LeaderboardEntry], oracle: list[LeaderboardEntry], variant: str,
           task: str) -> list[dict[str, Any]]:
     spec = TASKS[task]
     first = spec.ranking_metric
-    order = rank(entries, variant, task, first.name, first.higher_is_better)
+    order = rank(entries, variant, task, first.name, first.higher_is_better,
+                 floors_of(entries))
     rows = []
     for reference, pool, ranked in ((False, entries, order),
                                     (True, oracle, rank(oracle, variant, task, first.name,
@@ -126,13 +138,10 @@ def _rows(entries: list[LeaderboardEntry], oracle: list[LeaderboardEntry], varia
             cells = []
             for metric in spec.headline:
                 values = [e.scores[task].get(metric) for e in mine]
-                values = [v for v in values if v is not None]
-                mean, std = over_seeds(values)
-                cells.append({"text": _fmt(mean, metric),
-                              "std": None if not std else _fmt(std, metric),
-                              "sort": "" if mean is None else repr(mean)})
+                cells.append(_cell([v for v in values if v is not None], metric))
             rows.append({
                 "model": r.model, "version": r.package_version, "cells": cells,
+                "tied": r.tied and not reference,
                 "seeds": len(mine), "reference": reference or is_floor(r.model,
                                                                        r.package_version),
                 "links": [{"href": e.canonical_path, "label": _link_label(e),
@@ -149,20 +158,20 @@ def overall_rows(entries: list[LeaderboardEntry], references: list[LeaderboardEn
     read the truth follow as reference lines, unranked."""
     rows = []
     for reference, pool in ((False, entries), (True, references)):
-        for place, r in enumerate(rank_overall(pool), start=1):
+        place = 0
+        for r in rank_overall(pool, floors=floors_of(pool)):
             mine = [e for e in pool if (e.model_name, e.package_version) ==
                     (r.model, r.package_version)]
             cells = []
             for name in ("overall", *(f"normalized_{c}" for c in CATEGORIES)):
-                values = [v for e in mine
-                          if (v := e.scores.get("summary", {}).get(name)) is not None]
-                mean, std = over_seeds(values)
-                cells.append({"text": _fmt(mean), "std": None if not std else _fmt(std),
-                              "sort": "" if mean is None else repr(mean)})
+                cells.append(_cell([v for e in mine if (v := e.scores.get("summary", {}).get(
+                    name)) is not None]))
             line = reference or is_floor(r.model, r.package_version)
-            rows.append({"rank": "" if line else place,
+            place += not line
+            rows.append({"rank": "" if line else f"={place}" if r.tied else str(place),
+                         "place": "" if line else place,
                          "model": r.model, "version": r.package_version, "cells": cells,
-                         "cohorts": len(mine), "reference": line})
+                         "cohorts": len(mine), "reference": line, "tied": r.tied and not line})
     return rows
 
 
