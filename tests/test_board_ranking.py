@@ -76,7 +76,7 @@ def test_show_prints_the_order_and_the_values(board, capsys):
 
 
 def test_the_page_shows_each_models_mean_interval_and_seeds_in_rank_order(board):
-    html = build_page(board, None, with_oracle=False).html
+    html = build_page(board, None, with_oracle=False).pages["linear_lowhet.html"]
     table = html[html.index('data-task="risk_prediction"'):]
     table = table[:table.index("</table>")]
     assert '<th data-higher="true" class="ranked" title="this table is ranked by auroc">' in (
@@ -173,7 +173,7 @@ def test_random_cannot_top_the_transfer_ranking_with_the_smallest_gap():
     from icgbench.leaderboard.page import _rows
 
     entries = [_transfer("random", 0.49, 0.51), _transfer("fitted", 0.80, 0.74)]
-    rows = _rows(entries, [], "linear_lowhet", "cross_host_generalization")
+    rows = _rows(entries, [], "linear_lowhet", "cross_host_generalization", set())
     assert [r["model"] for r in rows] == ["fitted", "random"]
 
 
@@ -197,5 +197,5 @@ def test_the_page_orders_transfer_rows_by_the_target_not_the_source():
     from icgbench.leaderboard.page import _rows
 
     entries = [_transfer("overfit", 0.95, 0.55), _transfer("robust", 0.75, 0.72)]
-    rows = _rows(entries, [], "linear_lowhet", "cross_host_generalization")
+    rows = _rows(entries, [], "linear_lowhet", "cross_host_generalization", set())
     assert [r["model"] for r in rows] == ["robust", "overfit"]

@@ -65,9 +65,11 @@ def test_page_is_self_contained(small_page):
 @pytest.mark.slow
 def test_every_entry_appears_in_the_rendered_dom(rendered, tmp_path):
     folder, out = rendered
-    result = _chromium("--dump-dom", (out / "index.html").as_uri(), profile=tmp_path / "p")
-    assert result.returncode == 0, result.stderr[-2000:]
-    dom = result.stdout
+    dom = ""
+    for page in _pages(out):
+        result = _chromium("--dump-dom", page.as_uri(), profile=tmp_path / page.stem)
+        assert result.returncode == 0, result.stderr[-2000:]
+        dom += result.stdout
     for e in read_entries(folder):
         marker = f'data-entry="{e.model_name}|{e.package_version}|{e.variant_name}|{e.seed}"'
         assert marker in dom, marker
@@ -88,25 +90,35 @@ def test_screenshot_of_the_page(rendered, tmp_path):
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 50_000
 
 
+def _pages(out: Path) -> list[Path]:
+    """The site's pages: index.html and one page per variant, nothing else."""
+    pages = sorted(out.glob("*.html"))
+    assert out / "index.html" in pages and len(pages) > 1
+    return pages
+
+
 def test_every_link_is_relative_to_a_copy_the_page_wrote(small_page):
     _, out = small_page
-    html = (out / "index.html").read_text()
-    hrefs = re.findall(r'href="([^"]*)"', html)
-    files = [h for h in hrefs if not h.startswith("#")]
-    assert files, "the page links its submissions"
+    pages = _pages(out)
+    files = [h for page in pages for h in re.findall(r'href="([^"]*)"', page.read_text())
+             if not h.startswith("#")]
+    assert any(h.startswith("submissions/") for h in files), "the pages link submissions"
     for href in files:
-        assert re.fullmatch(r"submissions/[A-Za-z0-9._+/-]+\.json\.gz", href), href
+        assert re.fullmatch(r"submissions/[A-Za-z0-9._+/-]+\.json\.gz|[a-z0-9_]+\.html",
+                            href), href
         assert ".." not in href.split("/") and (out / href).is_file()
+    assert {f for f in files if f.endswith(".html")} == {p.name for p in pages}
 
 
 @pytest.mark.slow
-def test_a_content_security_policy_allows_only_the_pages_own_script(rendered, tmp_path):
+@pytest.mark.parametrize("page", ["index.html", "linear_lowhet.html"])
+def test_a_content_security_policy_allows_only_the_pages_own_script(rendered, tmp_path, page):
     _, out = rendered
-    html = (out / "index.html").read_text()
+    html = (out / page).read_text()
     policy = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', html).group(1)
     assert "default-src 'none'" in policy and "img-src data:" in policy
     assert "unsafe-inline" not in policy and "http" not in policy
-    result = _chromium("--dump-dom", (out / "index.html").as_uri(), profile=tmp_path / "a")
+    result = _chromium("--dump-dom", (out / page).as_uri(), profile=tmp_path / "a")
     assert 'data-sortable="ready"' in result.stdout  # the page's own script ran
     injected = tmp_path / "injected.html"
     injected.write_text(html.replace("</body>", "<script>document.body.setAttribute("

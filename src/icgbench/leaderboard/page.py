@@ -1,11 +1,14 @@
-"""``icgbench leaderboard render``: a static, self-contained web page of the board.
+"""``icgbench leaderboard render``: a static, self-contained web site of the board.
 
-No CDN and no server: styles, the sorting script and the figures (as data URIs) are inside
-the one HTML file, and the submissions it links to are copied beside it, so the folder
-works from ``file://``. Reference lines: ``random`` (an entry, the floor, when it is the
-registry's model at a version the trusted code produces: :func:`.names.is_floor`) and the
-registry's models flagged ``oracle`` (``ceiling``, ``oracle``: scored on the fly from the
-truth when the release is available). A name on the board alone never makes a reference
+``index.html`` holds the overall ranking, the sealed track and the figures; each variant has
+a page of its own (``<variant>.html``: a table per task), so the size of a page grows with
+the number of models, not of entries. No CDN and no server: styles, the sorting script and
+the figures (as data URIs) are inside each HTML file, and the submissions the pages link to
+are copied beside them, so the folder works from ``file://``. Reference lines: ``random``
+(an entry, the floor, when it is the registry's model at a version the trusted code
+produces: :func:`.names.is_floor`) and the registry's models flagged ``oracle``
+(``ceiling``, ``oracle``: scored on the fly from the truth when the release is available).
+A name on the board alone never makes a reference
 line.
 
 The page treats the board as hostile: every value is HTML-escaped; links are relative and
@@ -59,9 +62,12 @@ MAX_FIGURE_BYTES = 20 * 1024 * 1024
 
 @dataclass(frozen=True)
 class Page:
+    """The site: ``index.html``'s HTML, each variant page's (by file name), and counts."""
+
     html: str
     entries: int
     oracle_rows: int
+    pages: dict[str, str]
 
 
 def oracle_entries(entries: list[LeaderboardEntry]) -> list[LeaderboardEntry]:
@@ -120,19 +126,28 @@ def _cell(values: list[float], metric: str = "") -> dict[str, Any]:
                                             f"{_fmt(span[1], metric)}]"}
 
 
+def _by_model(entries: list[LeaderboardEntry]
+              ) -> dict[tuple[str, str], list[LeaderboardEntry]]:
+    out: dict[tuple[str, str], list[LeaderboardEntry]] = {}
+    for e in entries:
+        out.setdefault((e.model_name, e.package_version), []).append(e)
+    return out
+
+
 def _rows(entries: list[LeaderboardEntry], oracle: list[LeaderboardEntry], variant: str,
-          task: str) -> list[dict[str, Any]]:
+          task: str, floors: set[tuple[str, str]]) -> list[dict[str, Any]]:
+    """One table's rows: ``entries`` and ``oracle`` are the variant's."""
     spec = TASKS[task]
     first = spec.ranking_metric
-    order = rank(entries, variant, task, first.name, first.higher_is_better,
-                 floors_of(entries))
+    order = rank(entries, variant, task, first.name, first.higher_is_better, floors)
     rows = []
     for reference, pool, ranked in ((False, entries, order),
                                     (True, oracle, rank(oracle, variant, task, first.name,
                                                         first.higher_is_better))):
+        groups = _by_model(pool)
         for r in ranked:
-            mine = [e for e in pool if e.variant_name == variant and e.model_name == r.model
-                    and e.package_version == r.package_version and task in e.scores]
+            mine = [e for e in groups.get((r.model, r.package_version), [])
+                    if task in e.scores]
             if not mine:
                 continue
             cells = []
@@ -142,8 +157,8 @@ def _rows(entries: list[LeaderboardEntry], oracle: list[LeaderboardEntry], varia
             rows.append({
                 "model": r.model, "version": r.package_version, "cells": cells,
                 "tied": r.tied and not reference,
-                "seeds": len(mine), "reference": reference or is_floor(r.model,
-                                                                       r.package_version),
+                "seeds": len(mine), "reference": reference or (r.model,
+                                                               r.package_version) in floors,
                 "links": [{"href": e.canonical_path, "label": _link_label(e),
                            "entry": f"{e.model_name}|{e.package_version}|{variant}|{e.seed}"}
                           for e in sorted(mine, key=lambda e: e.seed) if e.submission_path],
@@ -159,9 +174,9 @@ def overall_rows(entries: list[LeaderboardEntry], references: list[LeaderboardEn
     rows = []
     for reference, pool in ((False, entries), (True, references)):
         place = 0
+        groups = _by_model(pool)
         for r in rank_overall(pool, floors=floors_of(pool)):
-            mine = [e for e in pool if (e.model_name, e.package_version) ==
-                    (r.model, r.package_version)]
+            mine = groups[(r.model, r.package_version)]
             cells = []
             for name in ("overall", *(f"normalized_{c}" for c in CATEGORIES)):
                 cells.append(_cell([v for e in mine if (v := e.scores.get("summary", {}).get(
@@ -182,20 +197,28 @@ def _link_label(e: LeaderboardEntry) -> str:
 
 def _sections(entries: list[LeaderboardEntry], oracle: list[LeaderboardEntry]
               ) -> list[dict[str, Any]]:
-    """Per variant on the board, per task with rows: the tables of the page."""
+    """Per variant on the board, per task with rows: the tables of the variant pages."""
     variants = []
-    for name in dict.fromkeys(e.variant_name for e in entries):
+    floors = floors_of(entries)
+    by_variant: dict[str, list[LeaderboardEntry]] = {}
+    for e in entries:
+        by_variant.setdefault(e.variant_name, []).append(e)
+    oracle_by_variant: dict[str, list[LeaderboardEntry]] = {}
+    for e in oracle:
+        oracle_by_variant.setdefault(e.variant_name, []).append(e)
+    for name, mine in by_variant.items():
         v = get_variant(name)
         tasks = []
         for task, spec in TASKS.items():
-            rows = _rows(entries, oracle, name, task)
+            rows = _rows(mine, oracle_by_variant.get(name, []), name, task, floors)
             if rows:
                 tasks.append({"name": task, "rows": rows, "metrics": [
                     {"name": m, "higher": str(spec.metric(m).higher_is_better).lower()
                      if spec.metric(m).higher_is_better is not None else "none"}
                     for m in spec.headline]})
         variants.append({"name": name, "hash": v.variant_hash, "description": v.description,
-                         "tasks": tasks})
+                         "tasks": tasks, "page": f"{v.name}.html", "entries": len(mine),
+                         "models": len(_by_model(mine))})
     return variants
 
 
@@ -272,27 +295,34 @@ def content_security_policy(css: str, js: str) -> str:
             f"{_source_hash(js)}; img-src data:; base-uri 'none'; form-action 'none'")
 
 
+def _templates() -> jinja2.Environment:
+    return jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined,
+                              trim_blocks=True, lstrip_blocks=True,
+                              loader=jinja2.FunctionLoader(_asset))
+
+
 def build_page(folder: Path, figures: Path | None, with_oracle: bool = True) -> Page:
-    """The page's HTML for the board in ``folder``."""
+    """The site's HTML for the board in ``folder``: the index and a page per variant."""
     entries = load_board(board_folder(folder), new_tier=None).entries
     oracle = oracle_entries(entries) if with_oracle else []
     sealed = sealed_entries(folder)
     private = private_half_entries(Path(folder) / SEALED_BOARD, sealed) if sealed else []
-    images = figure_images(figures)
     css, js = _asset("page.css"), _asset("page.js")
-    template = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined,
-                                  trim_blocks=True, lstrip_blocks=True).from_string(
-        resources.files("icgbench.leaderboard").joinpath("templates/page.html.j2").read_text())
-    html = template.render(
-        css=Markup(css), js=Markup(js), csp=Markup(content_security_policy(css, js)),
-        entries=entries, variants=_sections(entries, oracle), figures=images,
+    common = {"css": Markup(css), "js": Markup(js),
+              "csp": Markup(content_security_policy(css, js)),
+              "data_versions": sorted({e.data_version for e in entries})}
+    variants = _sections(entries, oracle)
+    templates = _templates()
+    html = templates.get_template("page.html.j2").render(
+        **common, entries=entries, variants=variants, figures=figure_images(figures),
         overall=overall_rows(entries, oracle), categories=CATEGORIES,
         sealed=_sections(sealed, []), sealed_versions=sorted({e.data_version for e in sealed}),
         private=_sections(private, []),
         private_versions=sorted({e.data_version for e in private}),
-        models=sorted({e.model_name for e in entries}),
-        data_versions=sorted({e.data_version for e in entries}))
-    return Page(html, len(entries), len(oracle))
+        models=sorted({e.model_name for e in entries}))
+    variant_page = templates.get_template("variant.html.j2")
+    pages = {v["page"]: variant_page.render(**common, variants=[v]) for v in variants}
+    return Page(html, len(entries), len(oracle), pages)
 
 
 def render(folder: Path, out: Path, figures: Path | None, with_oracle: bool = True) -> Page:
@@ -312,5 +342,7 @@ def render(folder: Path, out: Path, figures: Path | None, with_oracle: bool = Tr
             raise InvalidInputError(f"cannot copy {e.label}'s submission {source}: {exc} "
                                     "(run `icgbench leaderboard verify`)") from None
         write_bytes(target, data)
+    for name, html in page.pages.items():
+        write_text(out / name, html)
     write_text(out / "index.html", page.html)
     return page
