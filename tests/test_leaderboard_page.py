@@ -71,7 +71,7 @@ def test_every_entry_appears_in_the_rendered_dom(rendered, tmp_path):
         assert result.returncode == 0, result.stderr[-2000:]
         dom += result.stdout
     for e in read_entries(folder):
-        marker = f'data-entry="{e.model_name}|{e.package_version}|{e.variant_name}|{e.seed}"'
+        marker = f'href="{e.canonical_path}"'
         assert marker in dom, marker
         assert e.submission_path == e.canonical_path
         assert (out / e.submission_path).is_file()  # the link resolves from file://

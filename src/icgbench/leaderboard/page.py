@@ -121,7 +121,7 @@ def _cell(values: list[float], metric: str = "") -> dict[str, Any]:
     """A table cell: the mean over cohorts and its 95% interval (see .uncertainty)."""
     mean = statistics.fmean(values) if values else None
     span = interval(values)
-    return {"text": _fmt(mean, metric), "sort": "" if mean is None else repr(mean),
+    return {"text": _fmt(mean, metric), "sort": "" if mean is None else f"{mean:.9g}",
             "ci": None if span is None else f"[{_fmt(span[0], metric)}, "
                                             f"{_fmt(span[1], metric)}]"}
 
@@ -159,8 +159,7 @@ def _rows(entries: list[LeaderboardEntry], oracle: list[LeaderboardEntry], varia
                 "tied": r.tied and not reference,
                 "seeds": len(mine), "reference": reference or (r.model,
                                                                r.package_version) in floors,
-                "links": [{"href": e.canonical_path, "label": _link_label(e),
-                           "entry": f"{e.model_name}|{e.package_version}|{variant}|{e.seed}"}
+                "links": [{"href": e.canonical_path, "label": _link_label(e)}
                           for e in sorted(mine, key=lambda e: e.seed) if e.submission_path],
             })
     return rows
