@@ -347,3 +347,38 @@ def test_a_non_finite_score_at_the_base_or_now_is_a_clear_error(work, capsys):
     (board / JSON_NAME).write_bytes(good)
     code, out = _cli_verify(board, bad, capsys)
     assert code == 1 and "non-finite" in out and "history" in out, out
+
+
+def test_with_a_base_only_the_entries_added_since_are_re_scored(work, capsys, monkeypatch):
+    """The base board was verified when it merged: ``--base`` re-grades the new entries only,
+    ``--full`` every entry. So a base whose recorded score no longer reproduces (a scorer
+    changed since, or a merge that slipped) passes ``--base`` and fails ``--full``; CI runs
+    the full re-grade of the committed board on every test run."""
+    from icgbench.cli import main
+    from icgbench.leaderboard import verify as verify_module
+
+    clone, _, staging = work
+    board = clone / "leaderboard"
+    _rewrite(board, lambda es: es[0]["scores"]["risk_prediction"].update(auroc=0.123))
+    drifted = commit(clone, "a base whose first score does not reproduce")
+    add(submission_file(staging, "mbcnet_v0_1", "linear_lowhet"), board)
+    commit(clone, "a new entry")
+    graded = []
+    real = verify_module.verify_entry
+
+    def counting(folder, entry, *rest):
+        graded.append(entry.model_name)
+        return real(folder, entry, *rest)
+
+    monkeypatch.setattr(verify_module, "verify_entry", counting)
+    argv = ["leaderboard", "verify", str(board), "--tier", "small", "--jobs", "1",
+            "--base", drifted]
+    assert main(argv) == 0
+    assert graded == ["mbcnet_v0_1"]
+    assert f"checked against {drifted}; the entries added since re-scored" in (
+        capsys.readouterr().out)
+    graded.clear()
+    assert main([*argv, "--full"]) == 1
+    assert sorted(graded) == ["logistic_direct", "mbcnet_v0_1", "random"]
+    assert "scores.risk_prediction.auroc recorded 0.123" in capsys.readouterr().out
+    assert main(["leaderboard", "verify", str(board), "--tier", "small", "--full"]) == 2

@@ -63,7 +63,11 @@ def register(commands: argparse._SubParsersAction) -> None:
                    "sealed: the sealed track's board, re-graded where the key is set)")
     p.add_argument("--base", default=None, metavar="REF",
                    help="git ref of the board's previous state (a pull request's base): it "
-                   "must be a prefix of this board, entry for entry and file for file")
+                   "must be a prefix of this board, entry for entry and file for file; only "
+                   "the entries added since are re-scored (the others were when they merged)")
+    p.add_argument("--full", action="store_true",
+                   help="with --base, re-score every entry, not only the new ones (what a "
+                   "new release or a change of the scorer calls for)")
     p.add_argument("--jobs", type=positive_int, default=2, help="parallel processes")
     p.add_argument("--json", action="store_true", help="print only JSON")
     p.set_defaults(func=run_verify)
@@ -161,7 +165,10 @@ def run_verify(args: argparse.Namespace) -> int:
     if args.dir is not None and args.dir_option is not None and args.dir != args.dir_option:
         raise UsageError(f"two board folders given: {args.dir} and --dir {args.dir_option}")
     folder = _dir(args, "dir_option" if args.dir is None else "dir")
-    entries, problems = verify(folder, args.jobs, tier=args.tier, base=args.base)
+    if args.full and args.base is None:
+        raise UsageError("--full goes with --base: without it every entry is re-scored")
+    entries, problems = verify(folder, args.jobs, tier=args.tier, base=args.base,
+                               full=args.full)
     if args.json:
         print_json({"board": str(folder), "entries": len(entries), "ok": not problems,
                     "discrepancies": [{"entry": p.entry, "field": p.field,
@@ -171,7 +178,10 @@ def run_verify(args: argparse.Namespace) -> int:
     for p in problems:
         print(f"MISMATCH {p}")
     status = "OK" if not problems else f"FAILED ({len(problems)} discrepancies)"
-    print(f"{status}: {len(entries)} entries of {folder} re-scored from their submissions")
+    how = ("re-scored from their submissions" if args.base is None or args.full else
+           f"checked against {args.base}; the entries added since re-scored from their "
+           "submissions")
+    print(f"{status}: {len(entries)} entries of {folder} {how}")
     return 1 if problems else 0
 
 

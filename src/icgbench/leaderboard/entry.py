@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import re
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 from typing import Any
 
 from icgbench import contract
@@ -55,7 +55,10 @@ class LeaderboardEntry:
     submission_sha256: str
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """The entry as its JSON object, fields in schema order (a copy: not the entry's)."""
+        out = {f.name: getattr(self, f.name) for f in fields(self)}
+        out["scores"] = {task: dict(values) for task, values in self.scores.items()}
+        return out
 
     @property
     def key(self) -> tuple[str, int, str, str]:

@@ -231,13 +231,27 @@ def _added(ref: str, now: RawBoard, before: int) -> list[Discrepancy]:
             for i, e in enumerate(now.entries) if i >= before]
 
 
-def _entries_at(folder: Path, ref: str) -> int:
-    """How many entries the board had at ``ref`` (0 where it had none)."""
+def _board_at(folder: Path, ref: str) -> RawBoard | None:
+    """The board at git ref ``ref`` (None where there was none)."""
     top, prefix = _repository(folder)
     with blobs(top, _commit(top, ref)) as base:
         data = base.read(f"{prefix}/{JSON_NAME}" if prefix != "." else JSON_NAME,
                          MAX_BOARD_BYTES)
-    return 0 if data is None else len(parse_board(data, f"{JSON_NAME} at {ref}").entries)
+    return None if data is None else parse_board(data, f"{JSON_NAME} at {ref}")
+
+
+def _entries_at(folder: Path, ref: str) -> int:
+    """How many entries the board had at ``ref`` (0 where it had none)."""
+    before = _board_at(folder, ref)
+    return 0 if before is None else len(before.entries)
+
+
+def unchanged_prefix(folder: Path, ref: str) -> int:
+    """How many leading entries the history check holds to the board at ``ref``, byte for
+    byte (0 where there was no board, or one of an earlier major release, which starts a new
+    board): entries that were verified when they merged and need no re-grading."""
+    before = _board_at(folder, ref)
+    return 0 if before is None or earlier_release(before) else len(before.entries)
 
 
 def _changed(folder: Path, ref: str, now: RawBoard) -> list[Discrepancy]:

@@ -238,10 +238,9 @@ def csv_text(entries: list[LeaderboardEntry]) -> str:
     writer = csv.writer(buffer, lineterminator="\n", quoting=csv.QUOTE_ALL)
     writer.writerow(CSV_COLUMNS)
     for e in entries:
-        d = e.as_dict()
-        d["scores"] = json.dumps(e.scores, sort_keys=True, separators=(",", ":"),
-                                 allow_nan=False)
-        writer.writerow([defused(str(d[c])) for c in CSV_COLUMNS])
+        scores = json.dumps(e.scores, sort_keys=True, separators=(",", ":"), allow_nan=False)
+        writer.writerow([defused(scores if c == "scores" else str(getattr(e, c)))
+                         for c in CSV_COLUMNS])
     return buffer.getvalue()
 
 

@@ -10,7 +10,8 @@ reference model (:mod:`.names`), every ``submitted_at`` lies between its release
 and now, and the folder holds nothing else (no orphan, no symbolic link, nothing
 anywhere that is not the board's: :mod:`.files`). With ``base`` (a git ref), the board at
 that ref must be a prefix of this one, byte for byte, entry for entry and stored file for
-stored file (see :mod:`.history`).
+stored file (see :mod:`.history`), and only the entries added since are re-graded (the
+others were verified when they merged; ``full`` re-grades them too).
 
 Each entry is re-graded on its own (in ``jobs`` worker processes): a worker is sent the
 entry and the few structure K* of its own model version, never the board, so the cost
@@ -182,13 +183,15 @@ def _verify_one(task: Task) -> list[Discrepancy]:
     return verify_entry(*task)
 
 
-def _tasks(folder: Path, entries: list[LeaderboardEntry], now: dt.datetime) -> list[Task]:
-    """One task per entry, each carrying only its own model version's structure k."""
+def _tasks(folder: Path, entries: list[LeaderboardEntry], now: dt.datetime, start: int = 0
+           ) -> list[Task]:
+    """One task per entry from ``start`` on, each carrying only its own model version's
+    structure k (from every entry of the board)."""
     by_model: dict[tuple[str, str], dict[tuple[str, str, str, int], int]] = {}
     for key, k in known_k(entries).items():
         by_model.setdefault(key[:2], {})[key] = k
     return [(folder, e, by_model.get((e.model_name, e.package_version), {}), now)
-            for e in entries]
+            for e in entries[start:]]
 
 
 def board_problems(folder: Path, tier: str, raw_tier: str, entries: list[LeaderboardEntry]
@@ -227,9 +230,14 @@ def _chunk(count: int, jobs: int) -> int:
     return max(1, min(64, count // (jobs * 8)))
 
 
-def verify(folder: Path, jobs: int = 1, tier: str = PUBLIC_TIER, base: str | None = None
-           ) -> tuple[list[LeaderboardEntry], list[Discrepancy]]:
-    """Every check of the module docstring; (entries, discrepancies), empty when all hold."""
+def verify(folder: Path, jobs: int = 1, tier: str = PUBLIC_TIER, base: str | None = None,
+           full: bool = False) -> tuple[list[LeaderboardEntry], list[Discrepancy]]:
+    """Every check of the module docstring; (entries, discrepancies), empty when all hold.
+
+    With ``base``, the entries the board at ``base`` already held (byte for byte, as the
+    history check requires) were verified when they merged: only the entries added since
+    are re-graded, unless ``full``. A new major release starts a new board: all re-grade.
+    """
     folder = board_folder(folder)
     try:
         raw = parse_board(read_json_file(folder) or b"", str(folder / JSON_NAME))
@@ -251,8 +259,18 @@ def verify(folder: Path, jobs: int = 1, tier: str = PUBLIC_TIER, base: str | Non
         except InvalidInputError as exc:
             problems.append(Discrepancy(f"entry {i}", "schema", "valid", str(exc)))
     problems += board_problems(folder, tier, raw.tier, entries)
-    logging.getLogger(__name__).info("re-scoring %d entries of %s", len(entries), folder)
-    work = _tasks(folder, entries, dt.datetime.now(dt.UTC))
+    start = 0
+    if base is not None and not full:
+        from icgbench.leaderboard.history import unchanged_prefix
+
+        try:
+            start = min(unchanged_prefix(folder, base), len(entries))
+        except InvalidInputError:
+            start = 0  # the history check below reports why
+    logging.getLogger(__name__).info("re-scoring %d of %d entries of %s (%d unchanged since "
+                                     "%s)", len(entries) - start, len(entries), folder, start,
+                                     base)
+    work = _tasks(folder, entries, dt.datetime.now(dt.UTC), start)
     if jobs > 1 and len(work) > 1:
         with ProcessPoolExecutor(max_workers=min(jobs, len(work))) as pool:
             results = list(track(pool.map(_verify_one, work,
