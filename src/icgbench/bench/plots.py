@@ -15,6 +15,7 @@ from matplotlib.lines import Line2D
 
 from icgbench.bench.sweep import CALIBRATE_BY, DEFAULT_CALIBRATE_BY, k_star
 from icgbench.generator import intervention_names
+from icgbench.models.colors import is_reference, model_colors
 
 HEADLINES = {
     "summary.auroc": "AUROC (risk prediction)",
@@ -30,6 +31,26 @@ def _models(per_seed: pd.DataFrame) -> list[str]:
     return list(dict.fromkeys(per_seed.model))
 
 
+def _style(model: str, colors: dict[str, str]) -> dict[str, object]:
+    """A model's bar style: its colour; a reference line's neutral grey, hatched."""
+    style: dict[str, object] = {"color": colors[model], "label": model}
+    if is_reference(model):
+        style |= {"hatch": "///", "edgecolor": "white", "linewidth": 0}
+    return style
+
+
+def _legend_below(fig: plt.Figure, handles: list, labels: list[str]) -> float:
+    """A legend under the axes, in as many rows as it takes to fit; the figure's bottom
+    margin it needs (a fraction of the height), the footer's line included."""
+    ncol = max(1, min(len(labels), 5))
+    rows = -(-len(labels) // ncol)
+    height = fig.get_figheight()
+    margin = (0.28 * rows + 0.35) / height
+    fig.legend(handles, labels, loc="lower center", ncol=ncol, fontsize=8, frameon=False,
+               bbox_to_anchor=(0.5, 0.22 / height))
+    return margin
+
+
 def _save(fig: plt.Figure, path: Path) -> Path:
     if fig.get_layout_engine() is not None:  # constrained layout makes room for a label
         fig.supxlabel(NOTE, fontsize=7, color="0.4", ha="right", x=0.99)
@@ -43,18 +64,23 @@ def _save(fig: plt.Figure, path: Path) -> Path:
 def scores_by_variant(per_seed: pd.DataFrame, out: Path) -> Path:
     """Grouped bars: each headline score per variant and model, error bars = sample std."""
     cohorts = list(dict.fromkeys(per_seed.cohort))
-    models = _models(per_seed)
+    scored = per_seed[list(HEADLINES)].apply(pd.to_numeric, errors="coerce").notna().any(axis=1)
+    models = _models(per_seed[scored])  # a slot only for a model with a bar to draw
+    colors = model_colors(models)
     fig, axes = plt.subplots(2, 2, figsize=(13, 8.5), sharex=True)
     width = 0.8 / len(models)
     x = np.arange(len(cohorts))
+    drawn: dict[str, object] = {}
     for ax, (column, title) in zip(axes.flat, HEADLINES.items(), strict=True):
         for i, model in enumerate(models):
             rows = per_seed[per_seed.model == model]
-            g = rows.groupby("cohort")[column]
+            g = pd.to_numeric(rows[column], errors="coerce").groupby(rows.cohort)
             mean = g.mean().reindex(cohorts)
+            if mean.isna().all():
+                continue  # the model does not attempt this task: nothing to draw or list
             std = g.std(ddof=1).reindex(cohorts).fillna(0.0)
-            ax.bar(x + (i - (len(models) - 1) / 2) * width, mean, width, yerr=std,
-                   capsize=2, label=model)
+            drawn[model] = ax.bar(x + (i - (len(models) - 1) / 2) * width, mean, width,
+                                  yerr=std, capsize=2, **_style(model, colors))
         ax.set_title(title)
         ax.set_ylabel("score (mean over seeds)")
         ax.axhline(0.0, color="0.5", lw=0.6)
@@ -64,17 +90,20 @@ def scores_by_variant(per_seed: pd.DataFrame, out: Path) -> Path:
             ax.set_ylim(-1.05, 1.05)
             ax.text(0.01, 0.02, f"axis clipped at -1 (lowest {low:.1f})", fontsize=7,
                     transform=ax.transAxes, color="0.3")
-    handles, labels = axes.flat[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=len(models), fontsize=8)
+    order = [m for m in models if m in drawn]
+    bottom = _legend_below(fig, [drawn[m] for m in order], order)
     fig.suptitle("Task scores by variant and model (error bars: sample sd over seeds)")
-    fig.tight_layout(rect=(0, 0.05, 1, 0.97))
+    fig.tight_layout(rect=(0, bottom, 1, 0.97))
     return _save(fig, out / "scores_by_variant.png")
 
 
 def auroc_vs_r2(per_seed: pd.DataFrame, out: Path) -> Path:
     """The asymmetry the benchmark exists to show: prediction without mechanism."""
     rows = per_seed.copy()
+    rows["summary.auroc"] = pd.to_numeric(rows["summary.auroc"], errors="coerce")
     rows["summary.r2_mean"] = pd.to_numeric(rows["summary.r2_mean"], errors="coerce").fillna(0.0)
+    rows = rows.dropna(subset=["summary.auroc"])  # only models with a point are listed
+    colors = model_colors(_models(rows))
     fig, ax = plt.subplots(figsize=(8, 6))
     markers = dict(zip(dict.fromkeys(rows.cohort), "osD^vP*X", strict=False))
     for model in _models(rows):
@@ -82,7 +111,8 @@ def auroc_vs_r2(per_seed: pd.DataFrame, out: Path) -> Path:
         g = part.groupby("cohort")[["summary.auroc", "summary.r2_mean"]].mean()
         for cohort, values in g.iterrows():
             ax.scatter(values["summary.r2_mean"], values["summary.auroc"], s=60,
-                       marker=markers[cohort], color=f"C{_models(rows).index(model)}",
+                       marker=markers[cohort], color=colors[model],
+                       edgecolors="black" if is_reference(model) else "none",
                        label=model if cohort == g.index[0] else None)
     for cohort, marker in markers.items():
         ax.scatter([], [], marker=marker, color="0.3", label=cohort)
@@ -135,19 +165,23 @@ def transfer_gap(per_seed: pd.DataFrame, out: Path) -> Path:
     rows = per_seed.dropna(subset=[column]) if column in per_seed else per_seed.iloc[:0]
     cohorts = list(dict.fromkeys(per_seed.cohort))
     models = _models(rows)
-    fig, ax = plt.subplots(figsize=(11, 5))
+    colors = model_colors(models)
+    fig, ax = plt.subplots(figsize=(11, 5.5))
     width = 0.8 / max(1, len(models))
     x = np.arange(len(cohorts))
+    bars = []
     for i, model in enumerate(models):
-        g = rows[rows.model == model].groupby("cohort")[column]
-        ax.bar(x + (i - (len(models) - 1) / 2) * width, g.mean().reindex(cohorts), width,
-               yerr=g.std(ddof=1).reindex(cohorts).fillna(0.0), capsize=2, label=model)
+        part = rows[rows.model == model]
+        g = pd.to_numeric(part[column], errors="coerce").groupby(part.cohort)
+        bars.append(ax.bar(x + (i - (len(models) - 1) / 2) * width, g.mean().reindex(cohorts),
+                           width, yerr=g.std(ddof=1).reindex(cohorts).fillna(0.0), capsize=2,
+                           **_style(model, colors)))
     ax.axhline(0.0, color="0.3", lw=0.8)
     ax.set_xticks(x, cohorts, rotation=20, ha="right", fontsize=8)
     ax.set_ylabel("AUROC source - AUROC target")
     ax.set_title("Transfer gap under a shifted host distribution (no refitting)")
-    ax.legend(fontsize=8)
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    bottom = _legend_below(fig, bars, models)
+    fig.tight_layout(rect=(0, bottom, 1, 1))
     return _save(fig, out / "transfer_gap.png")
 
 
@@ -160,10 +194,11 @@ def structure_sensitivity(curves: dict[str, dict[str, list[float]]], calibration
     """F1 and SHD against K on the calibration cohort, each model's K* by F1 and by SHD
     marked; the filled marker is the K* the sweep graded at (``by``)."""
     fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.8))
-    for i, (model, curve) in enumerate(curves.items()):
+    colors = model_colors(curves)
+    for model, curve in curves.items():
         ks = list(curve["k"])
         stars = {criterion: k_star(curve, criterion) for criterion in K_STAR_MARKS}
-        color = f"C{i}"
+        color = colors[model]
         left.plot(ks, curve["directed_f1"], color=color,
                   label=f"{model} (K* = {stars['f1']} by F1, {stars['shd']} by SHD)")
         right.plot(ks, curve["shd"], color=color, label=model)
@@ -237,3 +272,46 @@ def draw_all(per_seed: pd.DataFrame, out: Path, inputdir: Path | None = None) ->
             paths.append(structure_sensitivity(curves, calibration, out,
                                                calibrated_by(inputdir)))
     return paths
+
+
+#: The figures a board can draw from its own entries: per_seed.csv column -> (task, metric).
+BOARD_COLUMNS = {
+    "summary.auroc": ("risk_prediction", "auroc"),
+    "summary.r2_mean": ("latent_recovery", "r2_mean"),
+    "summary.conformity": ("intervention_conformity", "responsive_dgp_conformity"),
+    "summary.auroc_target": ("cross_host_generalization", "auroc_target"),
+    "cross_host_generalization.transfer_gap": ("cross_host_generalization", "transfer_gap"),
+}
+BOARD_FIGURES = ("scores_by_variant.png", "auroc_vs_r2.png", "transfer_gap.png")
+
+
+def per_seed_from_board(entries: list) -> pd.DataFrame:
+    """A board's entries as the rows of a sweep's per_seed.csv, for the figures above."""
+    rows = []
+    for e in entries:
+        row = {"model": e.model_name, "cohort": e.variant_name, "seed": e.seed}
+        for column, (task, metric) in BOARD_COLUMNS.items():
+            row[column] = e.scores.get(task, {}).get(metric)
+        rows.append(row)
+    return pd.DataFrame(rows, columns=["model", "cohort", "seed", *BOARD_COLUMNS])
+
+
+def board_figures(entries: list, references: list, out: Path, limit: int = 12) -> list[Path]:
+    """The board-drawable figures of ``entries``: the ``limit`` models ranked highest
+    overall (one version each, the best) and the reference lines (``references`` and the
+    board's ``random``), so a submitted model appears as soon as it is on the board."""
+    from icgbench.leaderboard.board import floors_of, rank_overall
+
+    floors = floors_of(entries)
+    ranked = [r for r in rank_overall(entries, floors=floors)
+              if (r.model, r.package_version) not in floors]
+    best: dict[str, str] = {}
+    for r in ranked:
+        best.setdefault(r.model, r.package_version)
+    keep = set(list(best.items())[:limit]) | floors
+    chosen = [e for e in entries if (e.model_name, e.package_version) in keep]
+    per_seed = per_seed_from_board(chosen + list(references))
+    if per_seed.empty:
+        return []
+    return [scores_by_variant(per_seed, out), auroc_vs_r2(per_seed, out),
+            transfer_gap(per_seed, out)]

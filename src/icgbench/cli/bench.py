@@ -81,8 +81,13 @@ def register(commands: argparse._SubParsersAction) -> None:
                    "SHD, ties to the smallest K")
     p.set_defaults(func=run_sweep)
 
-    p = sub.add_parser("plots", help="PNG figures from a sweep")
-    p.add_argument("--inputdir", type=Path, required=True, help="a sweep's output folder")
+    p = sub.add_parser("plots", help="PNG figures from a sweep, or from a board")
+    source = p.add_mutually_exclusive_group(required=True)
+    source.add_argument("--inputdir", type=Path, help="a sweep's output folder (every figure)")
+    source.add_argument("--board", type=Path, metavar="DIR",
+                        help="a leaderboard folder: the figures a board can draw (scores by "
+                        "variant, AUROC against R^2, transfer gap), for its 12 best models "
+                        "overall and the reference lines, as the page draws them")
     p.add_argument("--outdir", type=Path, default=None,
                    help="figure folder (default: outputs/figures)")
     p.set_defaults(func=run_plots)
@@ -220,6 +225,8 @@ def run_plots(args: argparse.Namespace) -> int:
 
     from icgbench.bench.plots import draw_all
 
+    if args.board is not None:
+        return _plots_from_board(args)
     source = _sweep_file(args.inputdir, "per_seed.csv")
     try:
         per_seed = pd.read_csv(source)
@@ -230,6 +237,20 @@ def run_plots(args: argparse.Namespace) -> int:
     outdir = writable_or_temp(args.outdir, Path("outputs/figures"))
     paths = draw_all(per_seed, outdir, args.inputdir)
     print(f"wrote {len(paths)} figures to {outdir}: {', '.join(p.name for p in paths)}")
+    return 0
+
+
+def _plots_from_board(args: argparse.Namespace) -> int:
+    from icgbench.bench.plots import board_figures
+    from icgbench.leaderboard.files import board_folder
+    from icgbench.leaderboard.page import FIGURE_MODELS, oracle_entries
+    from icgbench.leaderboard.store import load_board
+
+    entries = load_board(board_folder(args.board), new_tier=None).entries
+    outdir = writable_or_temp(args.outdir, Path("outputs/figures"))
+    paths = board_figures(entries, oracle_entries(entries), outdir, FIGURE_MODELS)
+    print(f"wrote {len(paths)} figures of {len(entries)} entries to {outdir}: "
+          f"{', '.join(p.name for p in paths)}")
     return 0
 
 

@@ -262,7 +262,29 @@ def private_half_entries(folder: Path, entries: list[LeaderboardEntry]
     return out
 
 
-def figure_images(figures: Path | None) -> list[dict[str, str]]:
+#: How many models the figures drawn from the board show (the best overall), besides the
+#: reference lines: more would not fit a legend a reader can use.
+FIGURE_MODELS = 12
+
+
+def page_figures(entries: list[LeaderboardEntry], oracle: list[LeaderboardEntry],
+                 figures: Path | None) -> list[dict[str, str]]:
+    """The figures drawn from the board itself (so a submitted model appears in them),
+    then those only the reference sweep can draw, from ``figures``."""
+    import tempfile
+
+    from icgbench.bench.plots import BOARD_FIGURES, board_figures
+
+    with tempfile.TemporaryDirectory(prefix="icgbench-figures-") as tmp:
+        board_figures(entries, oracle, Path(tmp), FIGURE_MODELS)
+        drawn = figure_images(Path(tmp), f"drawn from this board: the {FIGURE_MODELS} "
+                              "models ranked highest overall and the reference lines")
+    ours = {f"figure-{Path(name).stem}" for name in BOARD_FIGURES}
+    return drawn + [f for f in figure_images(figures, "from the reference sweep")
+                    if f["id"] not in ours]
+
+
+def figure_images(figures: Path | None, source: str = "") -> list[dict[str, str]]:
     """The PNG figures in ``figures`` as data-URI payloads; anything else is refused."""
     if figures is None or not figures.is_dir():
         return []
@@ -274,7 +296,8 @@ def figure_images(figures: Path | None) -> list[dict[str, str]]:
             raise InvalidInputError(f"figure {png} cannot be embedded: {exc}") from None
         if not data.startswith(PNG_SIGNATURE):
             raise InvalidInputError(f"figure {png} is not a PNG file (no PNG signature)")
-        images.append({"alt": FIGURE_ALT.get(png.name, png.stem.replace("_", " ")),
+        alt = FIGURE_ALT.get(png.name, png.stem.replace("_", " "))
+        images.append({"alt": alt, "caption": f"{alt} ({source})" if source else alt,
                        "id": f"figure-{png.stem}", "data": base64.b64encode(data).decode()})
     return images
 
@@ -294,6 +317,18 @@ def content_security_policy(css: str, js: str) -> str:
             f"{_source_hash(js)}; img-src data:; base-uri 'none'; form-action 'none'")
 
 
+def _swatches(entries: list[LeaderboardEntry]) -> tuple[dict[str, str], str]:
+    """Each model's colour as a CSS class (the figures' colour: models.colors) and the
+    rules that define them (in the page's own, hashed stylesheet: the CSP allows no
+    inline style)."""
+    from icgbench.models.colors import model_colors
+
+    colours = model_colors(sorted({e.model_name for e in entries}))
+    classes = {m: f"swatch c{i}" for i, m in enumerate(colours)}
+    rules = "".join(f".c{i}{{background:{c}}}" for i, c in enumerate(colours.values()))
+    return classes, f"\n  {rules}\n" if rules else ""
+
+
 def _templates() -> jinja2.Environment:
     return jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined,
                               trim_blocks=True, lstrip_blocks=True,
@@ -306,14 +341,16 @@ def build_page(folder: Path, figures: Path | None, with_oracle: bool = True) -> 
     oracle = oracle_entries(entries) if with_oracle else []
     sealed = sealed_entries(folder)
     private = private_half_entries(Path(folder) / SEALED_BOARD, sealed) if sealed else []
-    css, js = _asset("page.css"), _asset("page.js")
+    swatches, colour_rules = _swatches([*entries, *oracle, *sealed])
+    css, js = _asset("page.css") + colour_rules, _asset("page.js")
     common = {"css": Markup(css), "js": Markup(js),
-              "csp": Markup(content_security_policy(css, js)),
+              "csp": Markup(content_security_policy(css, js)), "swatches": swatches,
               "data_versions": sorted({e.data_version for e in entries})}
     variants = _sections(entries, oracle)
     templates = _templates()
     html = templates.get_template("page.html.j2").render(
-        **common, entries=entries, variants=variants, figures=figure_images(figures),
+        **common, entries=entries, variants=variants,
+        figures=page_figures(entries, oracle, figures),
         overall=overall_rows(entries, oracle), categories=CATEGORIES,
         sealed=_sections(sealed, []), sealed_versions=sorted({e.data_version for e in sealed}),
         private=_sections(private, []),

@@ -1,0 +1,46 @@
+"""One colour per model, the same in every figure and on the leaderboard page.
+
+The registry's competitors take fixed colours from a colour-blind-safe qualitative palette
+(Okabe and Ito's, completed with Paul Tol's muted scheme), in registry order, so
+``mbcnet_boosted`` is the same orange everywhere. The reference lines are neutral: greys,
+drawn hatched or dashed, never a palette colour (``random`` the light grey floor,
+``ceiling`` and ``oracle`` darker). A model not in the registry (a submitted one) takes a
+colour from a second palette, by its place among the board's other such names in sorted
+order, so a board always draws the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from icgbench.models import DECLARATIONS as MODELS
+
+#: The registry's competitors, in order (11 today); more would cycle through EXTRA.
+PALETTE = ("#E69F00", "#56B4E9", "#009E73", "#0072B2", "#D55E00", "#CC79A7", "#882255",
+           "#44AA99", "#999933", "#332288", "#DDCC77")
+#: Models outside the registry, in sorted order.
+EXTRA = ("#77AADD", "#EE8866", "#AA4499", "#117733", "#BBCC33", "#661100", "#6699CC",
+         "#FFAABB", "#99DDFF", "#AAAA00", "#EEDD88", "#44BB99")
+#: Reference lines: neutral greys.
+NEUTRAL = {"random": "#A6A6A6", "ceiling": "#5F5F5F", "oracle": "#1A1A1A"}
+
+
+def is_reference(model: str) -> bool:
+    """A reference line (drawn in a neutral style, never ranked)."""
+    return model in NEUTRAL
+
+
+def model_colors(models: Iterable[str]) -> dict[str, str]:
+    """The colour of each of ``models`` (hex)."""
+    names = list(dict.fromkeys(models))
+    competitors = [m for m in MODELS if m not in NEUTRAL]
+    others = sorted(m for m in names if m not in MODELS and m not in NEUTRAL)
+    out = {}
+    for m in names:
+        if m in NEUTRAL:
+            out[m] = NEUTRAL[m]
+        elif m in competitors:
+            out[m] = PALETTE[competitors.index(m) % len(PALETTE)]
+        else:
+            out[m] = EXTRA[others.index(m) % len(EXTRA)]
+    return out

@@ -1,0 +1,93 @@
+"""One colour per model in every figure and on the page; figures drawn from the board list
+exactly what they draw, a submitted model included."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from pathlib import Path
+
+import pytest
+
+from icgbench.bench import plots
+from icgbench.leaderboard.page import build_page
+from icgbench.leaderboard.store import load_board, write_board
+from icgbench.models import DECLARATIONS
+from icgbench.models.colors import NEUTRAL, model_colors
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_every_competitor_has_its_own_colour_and_references_are_grey():
+    colours = model_colors(DECLARATIONS)
+    competitors = [m for m in DECLARATIONS if m not in NEUTRAL]
+    assert len({colours[m] for m in competitors}) == len(competitors)
+    assert not {colours[m] for m in competitors} & set(NEUTRAL.values())
+    for m, grey in NEUTRAL.items():
+        r, g, b = (int(grey[i:i + 2], 16) for i in (1, 3, 5))
+        assert colours[m] == grey and r == g == b  # a neutral grey
+
+
+def test_a_models_colour_does_not_depend_on_what_else_is_drawn():
+    everyone = model_colors([*DECLARATIONS, "zeta", "alpha"])
+    assert model_colors(["mbcnet_boosted"]) == {"mbcnet_boosted": everyone["mbcnet_boosted"]}
+    assert model_colors(["random", "alpha", "zeta"]) == {
+        m: everyone[m] for m in ("random", "alpha", "zeta")}
+    assert everyone["alpha"] != everyone["zeta"]
+
+
+@pytest.fixture(scope="module")
+def board_with_a_submission(tmp_path_factory) -> Path:
+    """The committed board plus one submitted model (a renamed copy of a reference's
+    entries, so it scores like one)."""
+    folder = tmp_path_factory.mktemp("board")
+    entries = load_board(ROOT / "leaderboard", new_tier=None).entries
+    mine = [dataclasses.replace(e, model_name="my_model", package_version="1.0.0")
+            for e in entries if e.model_name == "mbcnet_boosted"]
+    mine = [dataclasses.replace(e, submission_path=e.canonical_path) for e in mine]
+    write_board(folder, "full", [*entries, *mine])
+    return folder
+
+
+def test_the_board_figures_list_exactly_the_models_they_draw(board_with_a_submission,
+                                                            tmp_path, monkeypatch):
+    legends: dict[str, list[str]] = {}
+    colours: dict[str, dict[str, str]] = {}
+    real_save = plots._save
+
+    def capture(fig, path):
+        texts = [t.get_text() for legend in [*fig.legends, *(
+            ax.get_legend() for ax in fig.axes if ax.get_legend())] for t in legend.texts]
+        legends[path.name] = texts
+        colours[path.name] = {c.get_label(): c.patches[0].get_facecolor() for ax in fig.axes
+                              for c in ax.containers if hasattr(c, "patches") and c.patches}
+        return real_save(fig, path)
+
+    monkeypatch.setattr(plots, "_save", capture)
+    entries = load_board(board_with_a_submission, new_tier=None).entries
+    drawn = plots.board_figures(entries, [], tmp_path, limit=12)
+    assert [p.name for p in drawn] == list(plots.BOARD_FIGURES)
+    assert all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in drawn)
+    bars = legends["scores_by_variant.png"]
+    assert "my_model" in bars and "random" in bars
+    structure_only = {"correlation", "panel_regression", "pc", "ges", "direct_lingam",
+                      "pcmci_plus"}
+    assert not structure_only & set(bars)  # no headline bar: not listed
+    assert not structure_only & set(legends["auroc_vs_r2.png"])
+    expected = model_colors(bars)
+    for model, rgba in colours["scores_by_variant.png"].items():
+        hex_colour = "#" + "".join(f"{round(c * 255):02X}" for c in rgba[:3])
+        assert hex_colour == expected[model], model
+
+
+def test_the_page_shows_each_model_in_its_figure_colour(board_with_a_submission):
+    page = build_page(board_with_a_submission, None, with_oracle=False)
+    rules = dict(re.findall(r"\.(c\d+)\{background:(#[0-9A-F]{6})\}", page.html))
+    for model in ("mbcnet_boosted", "my_model", "random"):
+        found = set(re.findall(rf'<span class="swatch (c\d+)"></span>{model}(?:</td>| <)',
+                               page.html))
+        assert len(found) == 1, (model, found)
+        cls = found.pop()
+        assert rules[cls] == model_colors([model])[model], model
+    assert 'id="figure-scores_by_variant"' in page.html
+    assert "drawn from this board" in page.html
