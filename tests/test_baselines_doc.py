@@ -87,3 +87,22 @@ def test_baselines_page_shows_the_ranking_table(summary, tmp_path):
                           "headroom 0.50, a) | calibration (1.00, headroom 0.00, b) |")
     assert "K* chosen on the calibration cohort by the lowest SHD" in text
     assert "**2 of 12 cells failed** and are left out of every table" in text
+
+
+def test_the_page_counts_the_adjacent_ranks_that_are_real():
+    """Three competitors on one variant over five seeds: a clearly ahead of b, b and c
+    within noise of each other; random and the oracle are not counted."""
+    from icgbench.bench.baselines_doc import separability_table
+
+    noise = [0.01, -0.02, 0.015, -0.005, 0.0]
+    rows = []
+    for model, level in (("a", 0.9), ("b", 0.6), ("c", 0.6), ("random", 0.0),
+                         ("oracle", 1.0)):
+        for seed, e in enumerate(noise):
+            jitter = e if model != "c" else -e
+            rows.append({"model": model, "cohort": "x", "seed": seed,
+                         "summary.overall": level + jitter,
+                         "risk_prediction.auroc": level + jitter})
+    table, separable, pairs = separability_table(pd.DataFrame(rows), {"oracle"})
+    assert (separable, pairs) == (2, 4)  # a > b in both rankings; b vs c in neither
+    assert table[2].startswith("| `x` | 1 of 2 | 1 of 2 | - |")

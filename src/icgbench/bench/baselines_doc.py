@@ -71,6 +71,53 @@ def ranking_table(summary: pd.DataFrame) -> list[str]:
     return out
 
 
+def separability_table(per_seed: pd.DataFrame, oracles: set[str]) -> tuple[list[str], int, int]:
+    """Markdown lines: per variant and ranking (``overall``, then each task's headline),
+    how many adjacent ranks of the competitors are separable (paired t-tests over seeds,
+    Holm over the adjacent pairs: leaderboard.uncertainty); and the totals."""
+    from icgbench.leaderboard.uncertainty import separable_pairs
+    from icgbench.tasks import TASKS
+
+    rankings = {"overall": ("summary.overall", True)}
+    rankings |= {task: (f"{task}.{spec.ranking_metric.name}",
+                        spec.ranking_metric.higher_is_better) for task, spec in TASKS.items()}
+    out = ["| variant | " + " | ".join(rankings) + " |", "| --- |" + " --- |" * len(rankings)]
+    total = separable = 0
+    competitors = per_seed[~per_seed.model.isin(oracles | {"random"})]
+    for variant, group in competitors.groupby("cohort", sort=False):
+        cells = []
+        for column, higher in rankings.values():
+            if column not in group:
+                cells.append("-")
+                continue
+            values: dict[str, dict[tuple[str, int], float]] = {}
+            for r in group[["model", "seed", column]].dropna().itertuples(index=False):
+                values.setdefault(r.model, {})[(str(variant), int(r.seed))] = float(r[2])
+            order = sorted(values, key=lambda m: -sum(values[m].values()) / len(values[m])
+                           if higher else sum(values[m].values()) / len(values[m]))
+            if len(order) < 2:
+                cells.append("-")
+                continue
+            k, n = separable_pairs(values, order)
+            separable, total = separable + k, total + n
+            cells.append(f"{k} of {n}")
+        out.append(f"| `{variant}` | " + " | ".join(cells) + " |")
+    return out, separable, total
+
+
+def _separability(per_seed: pd.DataFrame, summary: pd.DataFrame) -> list[str]:
+    oracles = set(summary.loc[summary.oracle.astype(bool), "model"])
+    table, separable, pairs = separability_table(per_seed, oracles)
+    return ["## Which adjacent ranks are real", "",
+            f"{separable} of {pairs} adjacent pairs of competitors (not random, not the "
+            "models that read the truth), ranked per variant by `overall` and by each task's "
+            "headline metric, differ significantly: a paired t-test over the seeds both were "
+            "graded on, Holm-adjusted over the adjacent pairs of each ranking (5%). The "
+            "rest are ties as far as these seeds can tell (the board marks the models tied "
+            "with its leader the same way: docs/leaderboard.md).", "",
+            *table, ""]
+
+
 def _failed_note(manifest: dict) -> list[str]:
     failed = int(manifest.get("failed", 0))
     if not failed:
@@ -168,6 +215,8 @@ def markdown(inputdir: Path, model_free: bool = False) -> str:
             name = r["model"] + (" (reads the truth)" if r["oracle"] else "")
             out.append(f"| {name} | " + " | ".join(values) + " |")
         out.append("")
+    if (inputdir / "per_seed.csv").is_file():
+        out += _separability(pd.read_csv(inputdir / "per_seed.csv"), summary)
     tiers = difficulty_tiers(summary)
     thresholds = ", ".join(f"{name} >= {t:.2f}" for name, t in TIERS[:-1])
     out += [
