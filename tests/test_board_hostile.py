@@ -235,6 +235,16 @@ def test_a_stray_anywhere_fails_verify_and_repair_leaves_it(tmp_path, board, cap
     assert snapshot(copy) == before  # refused before anything was changed
 
 
+def test_a_board_of_another_tier_in_sealed_is_named(tmp_path, board, capsys):
+    copy = small_board_copy(board, tmp_path)
+    (copy / "sealed").mkdir()
+    write_board(copy / "sealed", "full", [])
+    code, text = run(capsys, "verify", copy, "--tier", "small", "--jobs", "1")
+    assert code == 1
+    assert "MISMATCH sealed/leaderboard.json" in text
+    assert "the board in sealed/ must be a sealed-tier board, not full" in text
+
+
 def test_a_sealed_board_with_its_queue_belongs(tmp_path, board, capsys):
     copy = small_board_copy(board, tmp_path)
     queue = _queue(copy)

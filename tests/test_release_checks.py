@@ -243,3 +243,15 @@ def test_the_csv_text_digest_streams_every_member():
     assert csv_gz_digest(gzip.compress(text), len(text) - 1) is None
     assert csv_gz_digest(gzip.compress(text)[:-9], len(text)) is None  # truncated
     assert csv_gz_digest(b"not gzip", 100) is None
+
+
+def test_the_csv_text_limit_counts_every_block_together():
+    """A member that inflates past the limit in several blocks, none over it alone (and
+    several members, each under it), is refused: the size is the running total."""
+    from icgbench.release.verify import CHUNK
+
+    big = b"x" * (3 * CHUNK)  # three blocks of CHUNK bytes
+    assert csv_gz_digest(gzip.compress(big), 2 * CHUNK) is None
+    assert csv_gz_digest(gzip.compress(big), 3 * CHUNK) is not None
+    members = gzip.compress(b"y" * 600) * 3
+    assert csv_gz_digest(members, 1000) is None and csv_gz_digest(members, 1800) is not None
