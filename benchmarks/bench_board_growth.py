@@ -13,34 +13,23 @@ merged; ``--full`` re-grades everything and is not timed here). Ratios are again
 
 from __future__ import annotations
 
-import argparse
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from bench_page import make_board
+from bench_page import make_board, size_arguments
+from bench_page import timed as run
 from git_helpers import commit, git
 
 ICGBENCH = Path(sys.executable).parent / "icgbench"
 
 
-def run(*args: object) -> float:
-    start = time.perf_counter()
-    subprocess.run([str(a) for a in args], check=True, capture_output=True)
-    return time.perf_counter() - start
-
-
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[100, 1000, 10000])
-    parser.add_argument("--repeat", type=int, default=2)
-    args = parser.parse_args()
+    args = size_arguments(__doc__)
     rows = []
     with tempfile.TemporaryDirectory(prefix="bench-growth-") as tmp:
         run(ICGBENCH, "bench", "run", "--variant", "logistic_direct", "--cohort",

@@ -51,22 +51,31 @@ def best(seconds: list[float]) -> float:
     return min(seconds)
 
 
+def timed(*args: object) -> float:
+    """Seconds a child process takes (it must succeed)."""
+    start = time.perf_counter()
+    subprocess.run([str(a) for a in args], check=True, capture_output=True, timeout=600)
+    return time.perf_counter() - start
+
+
+def size_arguments(doc: str) -> argparse.Namespace:
+    """``--sizes`` (board sizes) and ``--repeat`` (best of), for a board benchmark."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[100, 1000, 10000])
+    parser.add_argument("--repeat", type=int, default=2)
+    return parser.parse_args()
+
+
 def chromium_seconds(page: Path, profile: Path) -> float:
     binary = shutil.which("chromium") or shutil.which("chromium-browser")
     if binary is None:
         return float("nan")
-    start = time.perf_counter()
-    subprocess.run([binary, "--headless", "--no-sandbox", "--disable-gpu",
-                    f"--user-data-dir={profile}", "--dump-dom", page.as_uri()],
-                   capture_output=True, check=True, timeout=300)
-    return time.perf_counter() - start
+    return timed(binary, "--headless", "--no-sandbox", "--disable-gpu",
+                 f"--user-data-dir={profile}", "--dump-dom", page.as_uri())
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[100, 1000, 10000])
-    parser.add_argument("--repeat", type=int, default=2)
-    args = parser.parse_args()
+    args = size_arguments(__doc__)
     rows = []
     with tempfile.TemporaryDirectory(prefix="bench-page-") as tmp:
         for size in args.sizes:
@@ -75,10 +84,8 @@ def main() -> None:
             times = []
             for r in range(args.repeat):
                 out = Path(tmp) / f"site{size}-{r}"
-                start = time.perf_counter()
-                subprocess.run([ICGBENCH, "leaderboard", "render", "--dir", board, "--out",
-                                out, "--no-oracle"], check=True, capture_output=True)
-                times.append(time.perf_counter() - start)
+                times.append(timed(ICGBENCH, "leaderboard", "render", "--dir", board, "--out",
+                                   out, "--no-oracle"))
             pages = sorted(out.glob("*.html"), key=lambda p: p.stat().st_size)
             largest = pages[-1]
             load = best([chromium_seconds(largest, Path(tmp) / f"p{size}-{r}")

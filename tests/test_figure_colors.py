@@ -91,3 +91,14 @@ def test_the_page_shows_each_model_in_its_figure_colour(board_with_a_submission)
         assert rules[cls] == model_colors([model])[model], model
     assert 'id="figure-scores_by_variant"' in page.html
     assert "drawn from this board" in page.html
+
+
+def test_a_board_whose_models_draw_no_bar_renders_without_those_figures(tmp_path):
+    """Structure-only models have no headline bar, no AUROC point and no transfer gap: the
+    page leaves the three board figures out instead of failing."""
+    entries = [e for e in load_board(ROOT / "leaderboard", new_tier=None).entries
+               if e.model_name == "correlation"]
+    write_board(tmp_path / "board", "full", entries)
+    assert plots.board_figures(entries, [], tmp_path / "figures") == []
+    page = build_page(tmp_path / "board", None, with_oracle=False)
+    assert "figure-scores_by_variant" not in page.html and page.entries == len(entries)

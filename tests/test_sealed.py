@@ -10,7 +10,6 @@ import copy
 import datetime as dt
 import gzip
 import json
-from dataclasses import replace
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -30,24 +29,16 @@ from icgbench.models import CohortData, get_model
 from icgbench.release import generations, sealed, tiers
 from icgbench.release.descriptor import load_descriptor
 from icgbench.scorer import score, validate
+from sealed_helpers import SMALL, sealed_release
 
 KEY = sealed.new_key()
-SMALL = replace(tiers.SEALED, sizes={"train": 150, "test": 60, "target_test": 60})
 VARIANT = "linear_lowhet"
 
 
 @pytest.fixture(scope="module")
 def release(tmp_path_factory) -> Path:
-    """A sealed release root built with the test key (sealed tier only, small cohorts; the
-    small tier's descriptor makes it a release root that ICGBENCH_HOME can name)."""
-    import shutil
-
-    from icgbench.release.locate import release_root
-
-    root = tmp_path_factory.mktemp("sealed-release")
-    shutil.copyfile(release_root() / "datapackage.json", root / "datapackage.json")
-    sealed.freeze_sealed(root, bytes.fromhex(KEY), SMALL)
-    return root
+    """A sealed release root built with the test key (sealed tier only, small cohorts)."""
+    return sealed_release(tmp_path_factory.mktemp("sealed-release"), KEY)
 
 
 @pytest.fixture()

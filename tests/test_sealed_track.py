@@ -26,18 +26,15 @@ from icgbench.release import generations, sealed, tiers
 from icgbench.release.descriptor import load_descriptor
 from icgbench.release.locate import release_root
 from icgbench.scorer import grade, validate
+from sealed_helpers import SMALL, sealed_release
 
 KEY = sealed.new_key()
-SMALL = replace(tiers.SEALED, sizes={"train": 150, "test": 60, "target_test": 60})
 VARIANT = "linear_lowhet"
 
 
 @pytest.fixture(scope="module")
 def release(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("sealed-track")
-    shutil.copyfile(release_root() / "datapackage.json", root / "datapackage.json")
-    sealed.freeze_sealed(root, bytes.fromhex(KEY), SMALL)
-    return root
+    return sealed_release(tmp_path_factory.mktemp("sealed-track"), KEY)
 
 
 @pytest.fixture()

@@ -61,11 +61,14 @@ def _save(fig: plt.Figure, path: Path) -> Path:
     return path
 
 
-def scores_by_variant(per_seed: pd.DataFrame, out: Path) -> Path:
-    """Grouped bars: each headline score per variant and model, error bars = sample std."""
+def scores_by_variant(per_seed: pd.DataFrame, out: Path) -> Path | None:
+    """Grouped bars: each headline score per variant and model, error bars = sample std;
+    None (no figure) when no model has a headline score."""
     cohorts = list(dict.fromkeys(per_seed.cohort))
     scored = per_seed[list(HEADLINES)].apply(pd.to_numeric, errors="coerce").notna().any(axis=1)
     models = _models(per_seed[scored])  # a slot only for a model with a bar to draw
+    if not models:
+        return None
     colors = model_colors(models)
     fig, axes = plt.subplots(2, 2, figsize=(13, 8.5), sharex=True)
     width = 0.8 / len(models)
@@ -97,12 +100,15 @@ def scores_by_variant(per_seed: pd.DataFrame, out: Path) -> Path:
     return _save(fig, out / "scores_by_variant.png")
 
 
-def auroc_vs_r2(per_seed: pd.DataFrame, out: Path) -> Path:
-    """The asymmetry the benchmark exists to show: prediction without mechanism."""
+def auroc_vs_r2(per_seed: pd.DataFrame, out: Path) -> Path | None:
+    """The asymmetry the benchmark exists to show: prediction without mechanism (None: no
+    model predicts risk)."""
     rows = per_seed.copy()
     rows["summary.auroc"] = pd.to_numeric(rows["summary.auroc"], errors="coerce")
     rows["summary.r2_mean"] = pd.to_numeric(rows["summary.r2_mean"], errors="coerce").fillna(0.0)
     rows = rows.dropna(subset=["summary.auroc"])  # only models with a point are listed
+    if rows.empty:
+        return None
     colors = model_colors(_models(rows))
     fig, ax = plt.subplots(figsize=(8, 6))
     markers = dict(zip(dict.fromkeys(rows.cohort), "osD^vP*X", strict=False))
@@ -159,10 +165,13 @@ def conformity_per_intervention(per_seed: pd.DataFrame, out: Path) -> Path | Non
     return _save(fig, out / "conformity_per_intervention.png")
 
 
-def transfer_gap(per_seed: pd.DataFrame, out: Path) -> Path:
-    """AUROC source minus target per variant and model (lower is better)."""
+def transfer_gap(per_seed: pd.DataFrame, out: Path) -> Path | None:
+    """AUROC source minus target per variant and model (lower is better); None when no
+    model attempts the transfer task."""
     column = "cross_host_generalization.transfer_gap"
     rows = per_seed.dropna(subset=[column]) if column in per_seed else per_seed.iloc[:0]
+    if rows.empty:
+        return None
     cohorts = list(dict.fromkeys(per_seed.cohort))
     models = _models(rows)
     colors = model_colors(models)
@@ -313,5 +322,6 @@ def board_figures(entries: list, references: list, out: Path, limit: int = 12) -
     per_seed = per_seed_from_board(chosen + list(references))
     if per_seed.empty:
         return []
-    return [scores_by_variant(per_seed, out), auroc_vs_r2(per_seed, out),
-            transfer_gap(per_seed, out)]
+    drawn = [scores_by_variant(per_seed, out), auroc_vs_r2(per_seed, out),
+             transfer_gap(per_seed, out)]
+    return [p for p in drawn if p is not None]
