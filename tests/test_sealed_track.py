@@ -348,3 +348,15 @@ def test_the_page_publishes_the_private_half_once_the_generation_is_retired(
     final = after[after.index('id="sealed-final"'):]
     cell = f">{_fmt(private)}<"  # a cell's text, not a digit run inside a sort key
     assert cell in final and cell not in before
+
+
+def test_a_cohort_is_regenerated_once_for_many_files(at_release, monkeypatch):
+    calls = []
+    real = sealed.regenerate
+    monkeypatch.setattr(sealed, "regenerate", lambda *a: calls.append(a[1:3]) or real(*a))
+    monkeypatch.setattr(sealed, "_TRUTHS", {})
+    doc = _fitted_submission(at_release)
+    for version in ("0.9.1", "0.9.2", "0.9.3"):
+        doc["model"]["version"] = version
+        grade(validate(doc))
+    assert calls == [(VARIANT, 0)]

@@ -13,12 +13,11 @@ it against the commitment made at publication, and re-grades.
 from __future__ import annotations
 
 import datetime as dt
-import shutil
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from icgbench import contract
-from icgbench.atomic import ensure_writable_dir, write_text
+from icgbench.atomic import ensure_writable_dir, write_bytes, write_text
 from icgbench.errors import InvalidInputError, UsageError
 from icgbench.release import tiers
 from icgbench.release.descriptor import SEALED_FIELD, Descriptor, load_descriptor, read_json
@@ -135,8 +134,7 @@ def retire(root: Path, key: bytes, today: dt.date, tier: Tier | None = None) -> 
         raise UsageError(f"the key given (key id {key_id(key)}) is not generation "
                          f"{g.generation}'s (key id {g.key_id}): nothing was retired")
     ensure_writable_dir(Path(root) / FOLDER)
-    copy = _descriptor_copy(root, d.version)
-    shutil.copyfile(descriptor_path, copy)
+    write_bytes(_descriptor_copy(root, d.version), descriptor_path.read_bytes())
     done = Generation(g.generation, g.data_version, g.key_id, g.sealed_on, today.isoformat(),
                       key.hex())
     _write(root, [done if x is g else x for x in generations])

@@ -255,7 +255,21 @@ def check_sealed(root: Path, key: bytes, tier: Tier | None = None) -> list[str]:
 
 
 def sealed_truth(d: Descriptor, variant: str, label: int, key: bytes) -> Truth:
-    """The truth of a sealed cohort, regenerated from the key and checked."""
+    """The truth of a sealed cohort, regenerated from the key and checked (once per cohort
+    and descriptor in a process: admitting or re-grading many files of one cohort
+    regenerates it once)."""
+    import json
+
     from icgbench.scorer.truth import truth_from_tables
 
-    return truth_from_tables(regenerate(d, variant, label, key))
+    cache_key = (str(d.path), json.dumps(d.document, sort_keys=True), variant, label, key)
+    if cache_key not in _TRUTHS:
+        if len(_TRUTHS) >= TRUTHS_KEPT:
+            _TRUTHS.pop(next(iter(_TRUTHS)))
+        _TRUTHS[cache_key] = truth_from_tables(regenerate(d, variant, label, key))
+    return _TRUTHS[cache_key]
+
+
+#: Regenerated truths kept in a process (one per variant of a generation, and a spare).
+TRUTHS_KEPT = 8
+_TRUTHS: dict[tuple, Truth] = {}
