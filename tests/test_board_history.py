@@ -382,3 +382,28 @@ def test_with_a_base_only_the_entries_added_since_are_re_scored(work, capsys, mo
     assert sorted(graded) == ["logistic_direct", "mbcnet_v0_1", "random"]
     assert "scores.risk_prediction.auroc recorded 0.123" in capsys.readouterr().out
     assert main(["leaderboard", "verify", str(board), "--tier", "small", "--full"]) == 2
+
+
+def test_without_the_key_a_sealed_board_new_since_the_base_may_not_hold_entries(
+        work, monkeypatch):
+    """A pull request that creates the sealed board with an entry in it: nothing at the
+    base, so every entry is new, and without the key none can be graded: refused."""
+    from icgbench.leaderboard.history import history_problems, unchanged_prefix
+    from icgbench.leaderboard.store import parse_board, read_json_file
+
+    clone, base, _ = work
+    board = clone / "leaderboard"
+    commit(clone, "unchanged")
+    raw = parse_board(read_json_file(board), "board")
+    added = history_problems(board, base, raw, new_entries=False)
+    assert added == []  # the public board at the base had these entries already
+    sealed = clone / "leaderboard" / "sealed"
+    sealed.mkdir()
+    (sealed / JSON_NAME).write_text((board / JSON_NAME).read_text())
+    commit(clone, "a sealed board in a pull request")
+    raw = parse_board(read_json_file(sealed), "sealed board")
+    problems = history_problems(sealed, base, raw, new_entries=False)
+    assert [p.entry.split(" (")[0] for p in problems] == ["entry 0", "entry 1"]
+    assert all("a sealed entry is added by the CI's admission" in p.recomputed
+               for p in problems)
+    assert unchanged_prefix(sealed, base) == 0 and unchanged_prefix(board, base) == 2
