@@ -196,8 +196,11 @@ def test_a_new_key_needs_a_new_sealed_release(release, tmp_path, monkeypatch):
 
     root = tmp_path / "rotate"
     shutil.copytree(release, root)
-    with pytest.raises(UsageError, match="bump SEALED_GENERATION"):
+    with pytest.raises(UsageError) as refused:
         sealed.freeze_sealed(root, bytes.fromhex(sealed.new_key()), SMALL)
+    assert str(refused.value).endswith(
+        "a new key is a new sealed release; bump SEALED_GENERATION in "
+        "src/icgbench/release/tiers.py and record it in CHANGELOG.md")
     monkeypatch.setattr(tiers, "SEALED_GENERATION", 2)
     with pytest.raises(UsageError, match="retire it first"):
         sealed.freeze_sealed(root, bytes.fromhex(sealed.new_key()), SMALL)

@@ -17,6 +17,7 @@ import pytest
 
 from icgbench import contract
 from icgbench.cli import main
+from icgbench.errors import UsageError
 from icgbench.generator import variant_names
 from icgbench.leaderboard.queue import ADMISSIONS_PER_PERIOD, admit
 from icgbench.leaderboard.store import load_board, write_board
@@ -248,6 +249,18 @@ def test_a_retired_generation_is_graded_with_its_published_key(release, tmp_path
                                                   "auroc": 0.999}}
     write_board(board, "sealed", [replace(entry, scores=scores)])
     assert [p.field for p in verify(board, tier="sealed")[1]] == ["scores.risk_prediction.auroc"]
+    with pytest.raises(UsageError) as refused:  # a published key seals nothing again
+        sealed.freeze_sealed(root, bytes.fromhex(KEY), SMALL)
+    assert str(refused.value) == (
+        f"sealed release {tiers.SEALED.version} is retired and its key published: a new key "
+        "is a new generation (bump SEALED_GENERATION in src/icgbench/release/tiers.py and "
+        "record it in CHANGELOG.md)")
+    # a new generation replaces datasets/sealed/: the old entry grades on its kept descriptor
+    write_board(board, "sealed", [entry])
+    monkeypatch.setattr(tiers, "SEALED_GENERATION", 2)
+    sealed.freeze_sealed(root, bytes.fromhex(sealed.new_key()), SMALL)
+    assert generations.load(root)[1].data_version.endswith("+sealed.2")
+    assert verify(board, tier="sealed")[1] == []
     record = generations.record_path(root)
     doc = json.loads(record.read_text())
     doc["generations"][0]["key"] = sealed.new_key()
