@@ -231,3 +231,17 @@ def test_reading_commands_refuse_a_folder_without_a_board(tmp_path, capsys):
         err = capsys.readouterr().err
         assert "is not a leaderboard folder" in err or "no such folder" in err, err
     assert not (tmp_path / "s").exists()
+
+
+def test_add_records_the_time_it_is_given_and_verify_names_an_unreadable_board(tmp_path):
+    """Admission passes its own clock: the entry records that time, not the moment of
+    writing. A board that is not JSON is reported with its path."""
+    from icgbench.leaderboard.verify import verify
+
+    folder = tmp_path / "board"
+    entry = add(submission_file(tmp_path, "random", "linear_lowhet"), folder, tier="small",
+                submitted_at="2026-11-26T12:34:56Z")
+    assert entry.submitted_at == "2026-11-26T12:34:56Z"
+    (folder / "leaderboard.json").write_text("{not json")
+    (problem,) = verify(folder, tier="small")[1]
+    assert str(folder / "leaderboard.json") in problem.recomputed
