@@ -200,3 +200,18 @@ def test_the_page_orders_transfer_rows_by_the_target_not_the_source():
     entries = [_transfer("overfit", 0.95, 0.55), _transfer("robust", 0.75, 0.72)]
     rows = _rows(entries, [], "linear_lowhet", "cross_host_generalization", set())
     assert [r["model"] for r in rows] == ["robust", "overfit"]
+
+
+def test_each_table_highlights_the_metric_it_is_ranked_by_not_its_first_column():
+    """Interventions rank by responsive_dgp_conformity and transfer by auroc_target, neither
+    of which is the table's first column."""
+    from icgbench.tasks import TASKS
+
+    page = build_page(ROOT / "leaderboard", None, with_oracle=False).pages[
+        "misspecified_signs.html"]
+    for task in ("risk_prediction", "intervention_conformity", "cross_host_generalization"):
+        table = page[page.index(f'data-task="{task}"'):]
+        head = table[:table.index("</thead>")]
+        ranked = re.findall(r'<th data-higher="\w+" class="ranked" title="this table is '
+                            r'ranked by (\w+)">', head)
+        assert ranked == [TASKS[task].ranking_metric.name], (task, ranked)

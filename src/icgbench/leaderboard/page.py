@@ -114,7 +114,8 @@ def _fmt(value: float | None, metric: str = "") -> str:
         return "–"
     if metric in COUNTS:
         return f"{value:.0f}" if float(value).is_integer() else f"{value:.1f}"
-    return f"{value:.3f}"
+    text = f"{value:.3f}"
+    return "0.000" if text == "-0.000" else text
 
 
 def _cell(values: list[float], metric: str = "") -> dict[str, Any]:
@@ -153,7 +154,8 @@ def _rows(entries: list[LeaderboardEntry], oracle: list[LeaderboardEntry], varia
             cells = []
             for metric in spec.headline:
                 values = [e.scores[task].get(metric) for e in mine]
-                cells.append(_cell([v for v in values if v is not None], metric))
+                cells.append(_cell([v for v in values if v is not None], metric)
+                             | {"ranked": metric == first.name})
             rows.append({
                 "model": r.model, "version": r.package_version, "cells": cells,
                 "tied": r.tied and not reference,
@@ -213,7 +215,8 @@ def _sections(entries: list[LeaderboardEntry], oracle: list[LeaderboardEntry]
             if rows:
                 tasks.append({"name": task, "rows": rows, "metrics": [
                     {"name": m, "higher": str(spec.metric(m).higher_is_better).lower()
-                     if spec.metric(m).higher_is_better is not None else "none"}
+                     if spec.metric(m).higher_is_better is not None else "none",
+                     "ranked": m == spec.ranking_metric.name}
                     for m in spec.headline]})
         variants.append({"name": name, "hash": v.variant_hash, "description": v.description,
                          "tasks": tasks, "page": f"{v.name}.html", "entries": len(mine),
