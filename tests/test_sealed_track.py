@@ -329,6 +329,9 @@ def test_freeze_sealed_from_the_command_line(tmp_path, monkeypatch, capsys):
 
 def test_admit_without_the_key_needs_dry_run(tmp_path, monkeypatch, capsys):
     monkeypatch.delenv(sealed.KEY_ENV, raising=False)
+    (tmp_path / "file").write_text("x")
+    assert main(["leaderboard", "admit", "--dir", str(tmp_path / "file"), "--dry-run"]) == 2
+    assert "not a folder" in capsys.readouterr().err
     assert main(["leaderboard", "admit", "--dir", str(tmp_path)]) == 2
     assert "--dry-run checks them without it" in capsys.readouterr().err
 

@@ -313,6 +313,8 @@ def run_admit(args: argparse.Namespace) -> int:
     from icgbench.release.sealed import key_from_env
 
     folder = args.dir if args.dir is not None else _default_board() / SEALED_BOARD
+    if (folder.exists() and not folder.is_dir()) or folder.is_symlink():
+        raise UsageError(f"--dir {folder}: not a folder (the sealed board's folder)")
     if not args.dry_run and key_from_env() is None:
         raise UsageError(f"admitting grades the queued submissions, which needs the board's "
                          f"key ({SEALED_KEY_ENV}); --dry-run checks them without it")
