@@ -407,3 +407,37 @@ def test_without_the_key_a_sealed_board_new_since_the_base_may_not_hold_entries(
     assert all("a sealed entry is added by the CI's admission" in p.recomputed
                for p in problems)
     assert unchanged_prefix(sealed, base) == 0 and unchanged_prefix(board, base) == 2
+
+
+def test_unchanged_stored_files_are_compared_by_blob_and_any_change_by_bytes(work,
+                                                                           monkeypatch):
+    """A clean work tree whose stored files have the base's blobs needs no file read; a
+    replaced file, committed or only in the work tree, or a link in its place, is read and
+    caught."""
+    from icgbench.leaderboard import history
+
+    clone, base, staging = work
+    board = clone / "leaderboard"
+    add(submission_file(staging, "mbcnet_v0_1", "linear_lowhet"), board)
+    commit(clone, "a new entry")
+    reads = []
+    real_read = history.Blobs.read
+    monkeypatch.setattr(history.Blobs, "read",
+                        lambda self, path, limit: reads.append(path) or real_read(
+                            self, path, limit))
+    assert _history(board, base) == []
+    assert set(reads) == {"leaderboard/leaderboard.json"}  # the stored files: by blob id
+
+    first = json.loads((board / JSON_NAME).read_text())["entries"][0]["submission_path"]
+    stored = board / first
+    original = stored.read_bytes()
+    stored.write_bytes(original + b"\n")  # in the work tree only
+    assert any(": now sha256:" in p for p in _history(board, base))
+    commit(clone, "the replacement committed")
+    assert any(": now sha256:" in p for p in _history(board, base))
+    stored.unlink()
+    (clone / "elsewhere.json.gz").write_bytes(original)
+    stored.symlink_to(clone / "elsewhere.json.gz")
+    commit(clone, "a link with the same bytes behind it")
+    assert any(p.startswith("entry 0 ") and p.endswith(": now None")  # not a regular file
+               for p in _history(board, base))

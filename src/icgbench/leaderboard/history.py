@@ -32,7 +32,7 @@ from typing import IO, Any
 
 from icgbench import untrusted
 from icgbench.errors import InvalidInputError, UsageError
-from icgbench.leaderboard.entry import SCHEMA_VERSION
+from icgbench.leaderboard.entry import SCHEMA_VERSION, SUBMISSIONS
 from icgbench.leaderboard.files import inside, path_problem
 from icgbench.leaderboard.migrations import migrate_leaderboard_entries
 from icgbench.leaderboard.store import (
@@ -254,6 +254,45 @@ def unchanged_prefix(folder: Path, ref: str) -> int:
     return 0 if before is None or earlier_release(before) else len(before.entries)
 
 
+#: Git's modes of a regular file (not a link, not a submodule).
+REGULAR_MODES = frozenset({"100644", "100755"})
+
+
+def _tree(top: Path, commit: str, path: str) -> dict[str, tuple[str, str]]:
+    """path -> (mode, object id) of every file under ``path`` at ``commit`` (empty when
+    git cannot list it: the caller then compares bytes)."""
+    done = _git(top, "ls-tree", "-r", "-z", "--full-tree", commit, "--", path)
+    if done.returncode != 0:
+        return {}
+    out = {}
+    for item in done.stdout.split(b"\0"):
+        meta, _, name = item.partition(b"\t")
+        fields = meta.decode("ascii", errors="replace").split(" ")
+        if name and len(fields) == 3:
+            out[name.decode("utf-8", errors="surrogateescape")] = (fields[0], fields[2])
+    return out
+
+
+def _committed_as_is(top: Path, path: str) -> bool:
+    """True when the work tree under ``path`` is HEAD's: nothing modified, staged, deleted
+    or untracked. Then a file's bytes are those of its blob in HEAD."""
+    done = _git(top, "status", "--porcelain", "-z", "--untracked-files=all",
+                "--ignored=matching", "--", path)
+    return done.returncode == 0 and not done.stdout
+
+
+def _same_blobs(top: Path, commit: str, prefix: str) -> dict[str, str]:
+    """Stored files (paths from the top) whose blob at ``commit`` is HEAD's, regular files
+    both, when the board's work tree is HEAD's: they need no reading (a PR check on a
+    10,000-entry board compares ids, not 10,000 files). Empty otherwise."""
+    folder = f"{prefix}/{SUBMISSIONS}" if prefix != "." else SUBMISSIONS
+    if not _committed_as_is(top, prefix):
+        return {}
+    base, head = _tree(top, commit, folder), _tree(top, "HEAD", folder)
+    return {path: oid for path, (mode, oid) in base.items()
+            if mode in REGULAR_MODES and head.get(path) == (mode, oid)}
+
+
 def _changed(folder: Path, ref: str, now: RawBoard) -> list[Discrepancy]:
     folder = Path(folder)
     top, prefix = _repository(folder)
@@ -261,6 +300,8 @@ def _changed(folder: Path, ref: str, now: RawBoard) -> list[Discrepancy]:
 
     def at_base(path: str) -> str:
         return f"{prefix}/{path}" if prefix != "." else path
+
+    unchanged = _same_blobs(top, commit, prefix)
 
     with blobs(top, commit) as base:
         data = base.read(at_base(JSON_NAME), MAX_BOARD_BYTES)
@@ -290,6 +331,8 @@ def _changed(folder: Path, ref: str, now: RawBoard) -> list[Discrepancy]:
             if (problem := path_problem(stored)) is not None:
                 out.append(Discrepancy(label, "history", f"a stored file in {at}", problem))
                 continue
+            if at_base(stored) in unchanged:
+                continue  # the same blob at the base and in HEAD, and the work tree is HEAD's
             old_bytes = base.read(at_base(stored), DEFAULT_MAX_BYTES)
             try:
                 new_bytes: bytes | None = untrusted.read_regular(
