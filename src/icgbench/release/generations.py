@@ -92,22 +92,29 @@ def find(root: Path, data_version: str) -> Generation | None:
     return next((g for g in load(root) if g.data_version == data_version), None)
 
 
+def require_sealable(root: Path, version: str) -> None:
+    """Refuse to seal release ``version`` at ``root`` when its generation is retired (its
+    key is public) or when another generation is still current (retire it first, so that
+    its entries stay gradable). Checked before anything is written."""
+    generations = load(root)
+    if any(g.data_version == version and g.retired for g in generations):
+        raise UsageError(f"sealed release {version} is retired and its key published: a "
+                         "new key is a new generation (bump SEALED_GENERATION in "
+                         "src/icgbench/release/tiers.py and record it in CHANGELOG.md)")
+    if any(not g.retired and g.data_version != version for g in generations):
+        raise UsageError("the recorded sealed generation is not retired: retire it first "
+                         "(`icgbench freeze --tier sealed --retire` with its key), so that "
+                         "its entries stay gradable")
+
+
 def record_sealed(root: Path, d: Descriptor, today: dt.date) -> Generation:
-    """Record the generation that ``d`` (a freshly sealed descriptor) belongs to."""
+    """Record the generation that ``d`` (a freshly sealed descriptor, which
+    :func:`require_sealable` allowed) belongs to; an unchanged one keeps its record."""
     sealed = d.document[SEALED_FIELD]
     generations = load(root)
     same = [g for g in generations if g.data_version == d.version]
-    if same and same[0].retired:
-        raise UsageError(f"generation {same[0].generation} ({d.version}) is retired and its "
-                         "key published: a new key is a new generation (bump "
-                         "SEALED_GENERATION in src/icgbench/release/tiers.py)")
     if same and same[0].key_id == sealed["key_id"]:
         return same[0]
-    current = [g for g in generations if not g.retired and g.data_version != d.version]
-    if current:
-        raise UsageError(f"generation {current[0].generation} ({current[0].data_version}) is "
-                         "not retired: retire it first (`icgbench freeze --tier sealed "
-                         "--retire` with its key), so that its entries stay gradable")
     new = Generation(sealed["generation"], d.version, sealed["key_id"], today.isoformat())
     _write(root, [g for g in generations if g.data_version != d.version] + [new])
     return new

@@ -157,16 +157,7 @@ def freeze_sealed(root: Path, key: bytes, tier: Tier | None = None) -> Path:
     from icgbench.release import generations
 
     descriptor_path = root / tier.descriptor_path
-    recorded = generations.find(root, tier.version)
-    if recorded is not None and recorded.retired:
-        raise UsageError(f"sealed release {tier.version} is retired and its key published: a "
-                         "new key is a new generation (bump SEALED_GENERATION in "
-                         "src/icgbench/release/tiers.py and record it in CHANGELOG.md)")
-    if any(not g.retired and g.data_version != tier.version
-           for g in generations.load(root)):
-        raise UsageError("the recorded sealed generation is not retired: retire it first "
-                         "(`icgbench freeze --tier sealed --retire` with its key), so that "
-                         "its entries stay gradable")
+    generations.require_sealable(root, tier.version)
     if descriptor_path.exists():
         old = load_descriptor(descriptor_path)
         sealed = old.document.get(SEALED_FIELD, {})
