@@ -220,8 +220,8 @@ def history_problems(folder: Path, ref: str, now: RawBoard, new_entries: bool = 
     """How the board in ``folder`` fails to extend the board at git ref ``ref``; with
     ``new_entries`` False it may not gain entries either (a sealed board checked without
     its key: only admission, on main, adds sealed entries)."""
-    out = [] if new_entries else _added(ref, now, _entries_at(folder, ref))
-    return out + _changed(folder, ref, now)
+    before, problems = _changed(folder, ref, now)
+    return problems if new_entries else _added(ref, now, before) + problems
 
 
 def _added(ref: str, now: RawBoard, before: int) -> list[Discrepancy]:
@@ -238,12 +238,6 @@ def _board_at(folder: Path, ref: str) -> RawBoard | None:
         data = base.read(f"{prefix}/{JSON_NAME}" if prefix != "." else JSON_NAME,
                          MAX_BOARD_BYTES)
     return None if data is None else parse_board(data, f"{JSON_NAME} at {ref}")
-
-
-def _entries_at(folder: Path, ref: str) -> int:
-    """How many entries the board had at ``ref`` (0 where it had none)."""
-    before = _board_at(folder, ref)
-    return 0 if before is None else len(before.entries)
 
 
 def unchanged_prefix(folder: Path, ref: str) -> int:
@@ -293,7 +287,9 @@ def _same_blobs(top: Path, commit: str, prefix: str) -> dict[str, str]:
             if mode in REGULAR_MODES and head.get(path) == (mode, oid)}
 
 
-def _changed(folder: Path, ref: str, now: RawBoard) -> list[Discrepancy]:
+def _changed(folder: Path, ref: str, now: RawBoard) -> tuple[int, list[Discrepancy]]:
+    """(entries of the board at ``ref`` that this board continues: 0 for none or a board of
+    an earlier major release, which starts a new one; how this board fails to extend it)."""
     folder = Path(folder)
     top, prefix = _repository(folder)
     commit = _commit(top, ref)
@@ -306,10 +302,10 @@ def _changed(folder: Path, ref: str, now: RawBoard) -> list[Discrepancy]:
     with blobs(top, commit) as base:
         data = base.read(at_base(JSON_NAME), MAX_BOARD_BYTES)
         if data is None:
-            return []  # no board at the base: anything extends it
+            return 0, []  # no board at the base: anything extends it
         before = parse_board(data, f"{at_base(JSON_NAME)} at {commit[:12]}")
         if earlier_release(before):
-            return []  # a new major data release starts a new board (see docs/leaderboard.md)
+            return 0, []  # a new major data release starts a new board (docs/leaderboard.md)
         current = read_json_file(folder) or b""
         old_raw = untrusted.loads(data)["entries"]
         new_raw = untrusted.loads(current)["entries"]
@@ -343,4 +339,4 @@ def _changed(folder: Path, ref: str, now: RawBoard) -> list[Discrepancy]:
             if _sha(old_bytes) != _sha(new_bytes):
                 out.append(Discrepancy(label, "history", f"stored file as in {at} "
                                        f"({_sha(old_bytes)})", f"now {_sha(new_bytes)}"))
-    return out
+    return len(before.entries), out
