@@ -23,6 +23,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import statistics
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -127,12 +128,18 @@ def _cell(values: list[float], metric: str = "") -> dict[str, Any]:
                                             f"{_fmt(span[1], metric)}]"}
 
 
+def _by(entries: list[LeaderboardEntry], key: Callable[[LeaderboardEntry], Any]
+        ) -> dict[Any, list[LeaderboardEntry]]:
+    """``entries`` grouped by ``key``, in the order keys first appear."""
+    out: dict[Any, list[LeaderboardEntry]] = {}
+    for e in entries:
+        out.setdefault(key(e), []).append(e)
+    return out
+
+
 def _by_model(entries: list[LeaderboardEntry]
               ) -> dict[tuple[str, str], list[LeaderboardEntry]]:
-    out: dict[tuple[str, str], list[LeaderboardEntry]] = {}
-    for e in entries:
-        out.setdefault((e.model_name, e.package_version), []).append(e)
-    return out
+    return _by(entries, lambda e: (e.model_name, e.package_version))
 
 
 def _rows(entries: list[LeaderboardEntry], oracle: list[LeaderboardEntry], variant: str,
@@ -201,13 +208,8 @@ def _sections(entries: list[LeaderboardEntry], oracle: list[LeaderboardEntry]
     """Per variant on the board, per task with rows: the tables of the variant pages."""
     variants = []
     floors = floors_of(entries)
-    by_variant: dict[str, list[LeaderboardEntry]] = {}
-    for e in entries:
-        by_variant.setdefault(e.variant_name, []).append(e)
-    oracle_by_variant: dict[str, list[LeaderboardEntry]] = {}
-    for e in oracle:
-        oracle_by_variant.setdefault(e.variant_name, []).append(e)
-    for name, mine in by_variant.items():
+    oracle_by_variant = _by(oracle, lambda e: e.variant_name)
+    for name, mine in _by(entries, lambda e: e.variant_name).items():
         v = get_variant(name)
         tasks = []
         for task, spec in TASKS.items():
@@ -239,17 +241,18 @@ def private_half_entries(folder: Path, entries: list[LeaderboardEntry]
     published key: the final standings, which nothing showed before the key was retired.
     None while no generation is retired."""
     from icgbench.leaderboard.entry import entry_from_report
+    from icgbench.leaderboard.verify import sealed_release
     from icgbench.release import generations, locate
     from icgbench.scorer import grade, validate
 
     try:
-        root = locate.release_root()
+        retired = {g.data_version for g in generations.load(locate.release_root())
+                   if g.retired}
     except UsageError:
         return []
-    retired = {g.data_version: g for g in generations.load(root) if g.retired}
     out = []
     for e in entries:
-        if (g := retired.get(e.data_version)) is None:
+        if e.data_version not in retired:
             continue
         try:
             data = untrusted.read_regular(inside(folder, e.submission_path), DEFAULT_MAX_BYTES,
@@ -257,10 +260,10 @@ def private_half_entries(folder: Path, entries: list[LeaderboardEntry]
         except (OSError, untrusted.InputProblem) as exc:
             raise InvalidInputError(f"cannot read {e.label}'s submission: {exc} (run "
                                     "`icgbench leaderboard verify`)") from None
-        v = validate(data, descriptor=generations.descriptor_of(root, g),
-                     key=generations.published_key(g))
+        descriptor, key = sealed_release(e)  # a retired generation's: its published key
         k = e.scores.get("structure_recovery", {}).get("k")
-        report = grade(v, structure_k=None if k is None else int(k), half="private")
+        report = grade(validate(data, descriptor=descriptor, key=key),
+                       structure_k=None if k is None else int(k), half="private")
         out.append(entry_from_report(report.document, e.notes, e.submitted_at))
     return out
 
