@@ -102,3 +102,16 @@ def test_a_board_whose_models_draw_no_bar_renders_without_those_figures(tmp_path
     assert plots.board_figures(entries, [], tmp_path / "figures") == []
     page = build_page(tmp_path / "board", None, with_oracle=False)
     assert "figure-scores_by_variant" not in page.html and page.entries == len(entries)
+
+
+def test_bench_plots_draws_a_boards_figures_from_the_command_line(board_with_a_submission,
+                                                                  tmp_path, capsys):
+    from icgbench.cli import main
+
+    out = tmp_path / "figures"
+    assert main(["bench", "plots", "--board", str(board_with_a_submission), "--outdir",
+                 str(out)]) == 0
+    assert sorted(p.name for p in out.iterdir()) == sorted(plots.BOARD_FIGURES)
+    assert f"to {out}" in capsys.readouterr().out
+    assert main(["bench", "plots", "--board", str(tmp_path / "none"), "--outdir",
+                 str(out)]) == 2
