@@ -388,25 +388,29 @@ def test_without_the_key_a_sealed_board_new_since_the_base_may_not_hold_entries(
         work, monkeypatch):
     """A pull request that creates the sealed board with an entry in it: nothing at the
     base, so every entry is new, and without the key none can be graded: refused."""
-    from icgbench.leaderboard.history import history_problems, unchanged_prefix
+    from icgbench.leaderboard.history import history_problems, read_base, verified_rows
     from icgbench.leaderboard.store import parse_board, read_json_file
 
     clone, base, _ = work
     board = clone / "leaderboard"
     commit(clone, "unchanged")
-    raw = parse_board(read_json_file(board), "board")
-    added = history_problems(board, base, raw, new_entries=False)
+    data = read_json_file(board)
+    raw = parse_board(data, "board")
+    added = history_problems(base, read_base(board, base), board, raw, data,
+                             new_entries=False)
     assert added == []  # the public board at the base had these entries already
     sealed = clone / "leaderboard" / "sealed"
     sealed.mkdir()
     (sealed / JSON_NAME).write_text((board / JSON_NAME).read_text())
     commit(clone, "a sealed board in a pull request")
     raw = parse_board(read_json_file(sealed), "sealed board")
-    problems = history_problems(sealed, base, raw, new_entries=False)
+    assert read_base(sealed, base) is None
+    problems = history_problems(base, None, sealed, raw, read_json_file(sealed),
+                                new_entries=False)
     assert [p.entry.split(" (")[0] for p in problems] == ["entry 0", "entry 1"]
     assert all("a sealed entry is added by the CI's admission" in p.recomputed
                for p in problems)
-    assert unchanged_prefix(sealed, base) == 0 and unchanged_prefix(board, base) == 2
+    assert verified_rows(None, data) == 0 and verified_rows(read_base(board, base), data) == 2
 
 
 def test_unchanged_stored_files_are_compared_by_blob_and_any_change_by_bytes(work,
@@ -414,19 +418,20 @@ def test_unchanged_stored_files_are_compared_by_blob_and_any_change_by_bytes(wor
     """A clean work tree whose stored files have the base's blobs needs no file read; a
     replaced file, committed or only in the work tree, or a link in its place, is read and
     caught."""
-    from icgbench.leaderboard import history
+    from icgbench.leaderboard import gitrepo
 
     clone, base, staging = work
     board = clone / "leaderboard"
     add(submission_file(staging, "mbcnet_v0_1", "linear_lowhet"), board)
     commit(clone, "a new entry")
     reads = []
-    real_read = history.Blobs.read
-    monkeypatch.setattr(history.Blobs, "read",
+    real_read = gitrepo.Blobs.read
+    monkeypatch.setattr(gitrepo.Blobs, "read",
                         lambda self, path, limit: reads.append(path) or real_read(
                             self, path, limit))
     assert _history(board, base) == []
-    assert set(reads) == {"leaderboard/leaderboard.json"}  # the stored files: by blob id
+    # the board's two files are read; the stored files are compared by blob id
+    assert set(reads) == {"leaderboard/leaderboard.json", "leaderboard/leaderboard.csv"}
 
     first = json.loads((board / JSON_NAME).read_text())["entries"][0]["submission_path"]
     stored = board / first
@@ -441,3 +446,91 @@ def test_unchanged_stored_files_are_compared_by_blob_and_any_change_by_bytes(wor
     commit(clone, "a link with the same bytes behind it")
     assert any(p.startswith("entry 0 ") and p.endswith(": now None")  # not a regular file
                for p in _history(board, base))
+
+
+def _counting_validation(monkeypatch) -> list[str]:
+    """Every row the entry schema checks from now on (by label)."""
+    checked: list[str] = []
+    real = LeaderboardEntry.from_dict.__func__
+
+    def counting(cls, data):
+        checked.append(f"{data.get('model_name')} {data.get('variant_name')}")
+        return real(cls, data)
+
+    monkeypatch.setattr(LeaderboardEntry, "from_dict", classmethod(counting))
+    return checked
+
+
+def test_adding_to_a_committed_board_checks_and_renders_only_the_new_row(work, monkeypatch):
+    """A board whose two files are HEAD's was verified when it merged: ``add`` neither
+    re-validates its rows nor re-renders them, and writes the bytes a full rendering would."""
+    clone, _, staging = work
+    board = clone / "leaderboard"
+    checked = _counting_validation(monkeypatch)
+    entry = add(submission_file(staging, "mbcnet_v0_1", "linear_lowhet"), board)
+    assert checked == [f"{entry.model_name} {entry.variant_name}"]  # the new row only
+    monkeypatch.undo()
+    entries = [LeaderboardEntry.from_dict(e)
+               for e in json.loads((board / JSON_NAME).read_text())["entries"]]
+    assert entries[-1] == entry and len(entries) == 3
+    assert (board / JSON_NAME).read_text() == json_text("small", entries)
+    assert (board / CSV_NAME).read_text() == csv_text(entries)
+
+
+def test_an_uncommitted_board_is_checked_row_by_row_before_an_add(work, monkeypatch):
+    """Edited in the work tree (or never committed), the board is not trusted: every row
+    is validated, and a bad one stops the add with its place named."""
+    clone, _, staging = work
+    board = clone / "leaderboard"
+    checked = _counting_validation(monkeypatch)
+    text = (board / JSON_NAME).read_text()
+    doc = json.loads(text)
+    doc["entries"][0]["seed"] = "one"
+    (board / JSON_NAME).write_text(json.dumps(doc, indent=1))
+    with pytest.raises(Exception, match=r"entry 0: leaderboard entry invalid at seed"):
+        add(submission_file(staging, "mbcnet_v0_1", "linear_lowhet"), board)
+    assert len(checked) == 1
+    (board / JSON_NAME).write_text(text)
+    checked.clear()
+    git(clone, "rm", "-q", "--cached", f"leaderboard/{CSV_NAME}")  # tracked no more
+    add(submission_file(staging, "mbcnet_v0_1", "linear_lowhet"), board)
+    assert len(checked) == 3  # the two rows and the new one
+
+
+def test_a_behind_or_hand_formatted_board_is_rendered_whole_by_add(work):
+    """The splice needs the files exactly as a writer leaves them; a CSV one row behind (a
+    killed writer) is rendered again, and so is a JSON document formatted by hand."""
+    clone, _, staging = work
+    board = clone / "leaderboard"
+    csv_bytes = (board / CSV_NAME).read_bytes()
+    (board / CSV_NAME).write_bytes(csv_bytes[:csv_bytes.rstrip(b"\n").rindex(b"\n") + 1])
+    doc = json.loads((board / JSON_NAME).read_text())
+    (board / JSON_NAME).write_text(json.dumps(doc))
+    add(submission_file(staging, "mbcnet_v0_1", "linear_lowhet"), board)
+    entries = [LeaderboardEntry.from_dict(e)
+               for e in json.loads((board / JSON_NAME).read_text())["entries"]]
+    assert (board / JSON_NAME).read_text() == json_text("small", entries)
+    assert (board / CSV_NAME).read_text() == csv_text(entries)
+
+
+def test_verify_base_checks_only_the_rows_added_or_changed_since(work, monkeypatch):
+    """Rows byte for byte the base's were verified when they merged: not validated again
+    (nor re-graded); an added row and a changed one are, and a CSV row changed in the
+    base's part is still caught."""
+    clone, base, staging = work
+    board = clone / "leaderboard"
+    add(submission_file(staging, "mbcnet_v0_1", "linear_lowhet"), board)
+    commit(clone, "a new entry")
+    checked = _counting_validation(monkeypatch)
+    assert _history(board, base) == []
+    assert set(checked) == {"mbcnet_v0_1 linear_lowhet"}  # the base's rows: not checked
+    checked.clear()
+    _rewrite(board, lambda rows: rows[1].update(notes="edited"))
+    checked.clear()
+    assert any("changed: notes" in p for p in _history(board, base))
+    rows = json.loads((board / JSON_NAME).read_text())["entries"]
+    assert set(checked) == {f"{r['model_name']} linear_lowhet" for r in rows[1:]}
+    git(clone, "checkout", "-q", "--", ".")
+    csv_text_now = (board / CSV_NAME).read_text()
+    (board / CSV_NAME).write_text(csv_text_now.replace('"base"', '"based"', 1))
+    assert any(p.startswith(f"{CSV_NAME}:") for p in _history(board, base))

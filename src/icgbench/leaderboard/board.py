@@ -38,7 +38,7 @@ from icgbench.leaderboard.store import (
     load_board,
     locked,
     require_current,
-    write_board,
+    write_appended,
 )
 from icgbench.scorer import SubmissionInvalid, Validated, grade, validate
 from icgbench.scorer.parse import json_bytes, parse_json, read_file
@@ -127,13 +127,14 @@ def add(source: Path, folder: Path, notes: str = "", submitted_at: str | None = 
         raise UsageError("an oracle reads the truth: it is a reference line, not an entry")
     folder = Path(folder)
     with locked(folder, lock_timeout):
-        board = load_board(folder, new_tier=tier)
+        board = load_board(folder, new_tier=tier, trust_committed=True)
         require_current(folder, board)
         if doc["tier"] != board.tier:
             raise InvalidInputError(
                 f"{folder} is a {board.tier}-tier board (the public board takes full-tier "
                 f"entries only); {source} is a {doc['tier']}-tier submission")
-        check_csv(folder, board.entries)
+        if not board.committed:
+            check_csv(folder, board.entries)
         names = Names((e.model_name, e.package_version) for e in board.entries)
         clash = names.problem(doc["model"]["name"], doc["model"]["version"])
         if clash is not None:
@@ -151,7 +152,7 @@ def add(source: Path, folder: Path, notes: str = "", submitted_at: str | None = 
         log.info("graded %s; storing it at %s", entry.label, target)
         write_bytes(target, stored)  # an unreferenced file here is a killed add's: replaced
         failpoints.reached("board.submission_stored")
-        write_board(folder, board.tier, [*board.entries, entry])
+        write_appended(folder, board, entry)
     return entry
 
 

@@ -21,118 +21,39 @@ releases 2.0.0 and 3.0.0 did).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
-import os
-import subprocess
-from collections.abc import Iterator
-from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from icgbench import untrusted
-from icgbench.errors import InvalidInputError, UsageError
+from icgbench.errors import InvalidInputError
+from icgbench.leaderboard.discrepancy import Discrepancy
 from icgbench.leaderboard.entry import SCHEMA_VERSION, SUBMISSIONS
 from icgbench.leaderboard.files import inside, path_problem
+from icgbench.leaderboard.gitrepo import (
+    REGULAR_MODES,
+    blobs,
+    committed_as_is,
+    repository,
+    resolve_commit,
+    tree,
+)
 from icgbench.leaderboard.migrations import migrate_leaderboard_entries
 from icgbench.leaderboard.store import (
+    CSV_NAME,
+    JSON_END,
     JSON_NAME,
     MAX_BOARD_BYTES,
     RawBoard,
     parse_board,
-    read_json_file,
 )
-from icgbench.leaderboard.verify import Discrepancy
 from icgbench.release.tiers import DATA_VERSION
 from icgbench.scorer.parse import DEFAULT_MAX_BYTES
 
-_GIT_ENV = {"GIT_CONFIG_NOSYSTEM": "1", "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
 _WHITESPACE = " \t\n\r"
-
-
-def _git(cwd: Path, *args: str) -> subprocess.CompletedProcess:
-    try:
-        return subprocess.run(["git", *args], cwd=cwd, capture_output=True, check=False,
-                              env={**os.environ, **_GIT_ENV}, timeout=120)
-    except FileNotFoundError:
-        raise UsageError("--base needs git, which is not installed") from None
-
-
-def _repository(folder: Path) -> tuple[Path, str]:
-    """(top level of the git work tree holding ``folder``, ``folder``'s path inside it)."""
-    found = _git(folder, "rev-parse", "--show-toplevel")
-    if found.returncode != 0:
-        raise UsageError(f"--base needs the board folder {folder} to be inside a git "
-                         "repository")
-    top = Path(found.stdout.decode().strip()).resolve()
-    prefix = folder.resolve().relative_to(top).as_posix()
-    if "\n" in prefix:
-        raise UsageError(f"--base cannot read a board folder whose path holds a line break "
-                         f"({prefix!r})")
-    return top, prefix
-
-
-def _commit(top: Path, ref: str) -> str:
-    if ref.startswith("-"):
-        raise UsageError(f"--base {ref!r} is not a git ref")
-    found = _git(top, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}")
-    if found.returncode != 0:
-        raise UsageError(f"--base {ref!r}: no such commit in {top}")
-    return found.stdout.decode().strip()
-
-
-class Blobs:
-    """Files of one commit, read through one ``git cat-file --batch`` process."""
-
-    def __init__(self, process: subprocess.Popen, commit: str) -> None:
-        self.process = process
-        self.commit = commit
-
-    def read(self, path: str, limit: int) -> bytes | None:
-        """The bytes of ``path`` at the commit (None when it does not exist there)."""
-        stdin, stdout = self._pipes()
-        stdin.write(f"{self.commit}:{path}\n".encode())
-        stdin.flush()
-        header = stdout.readline().rstrip(b"\n")
-        if header.endswith((b" missing", b" ambiguous")) or header.count(b" ") != 2:
-            return None  # not in the commit
-        _, kind, size_text = header.decode("ascii", errors="replace").split(" ")
-        size = int(size_text)
-        if size > limit or kind != "blob":
-            _skip(stdout, size + 1)
-            what = "not a file" if kind != "blob" else f"over {limit} bytes"
-            raise InvalidInputError(f"{path} at {self.commit[:12]} is {what}")
-        data = stdout.read(size)
-        stdout.read(1)  # the newline after each object
-        return data
-
-    def _pipes(self) -> tuple[IO[bytes], IO[bytes]]:
-        assert self.process.stdin is not None and self.process.stdout is not None
-        return self.process.stdin, self.process.stdout
-
-
-def _skip(stream: IO[bytes], count: int) -> None:
-    while count > 0 and (chunk := stream.read(min(count, 1 << 20))):
-        count -= len(chunk)
-
-
-@contextmanager
-def blobs(top: Path, commit: str) -> Iterator[Blobs]:
-    """A :class:`Blobs` reader of ``commit`` in the repository at ``top``."""
-    try:
-        process = subprocess.Popen(["git", "cat-file", "--batch"], cwd=top,
-                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                   stderr=subprocess.DEVNULL, env={**os.environ, **_GIT_ENV})
-    except FileNotFoundError:
-        raise UsageError("--base needs git, which is not installed") from None
-    try:
-        yield Blobs(process, commit)
-    finally:
-        if process.stdin is not None:
-            process.stdin.close()
-        if process.stdout is not None:
-            process.stdout.close()
-        process.wait(timeout=120)
 
 
 def _sha(data: bytes | None) -> str | None:
@@ -158,6 +79,7 @@ def _skip_space(text: str, i: int) -> int:
     return i
 
 
+@functools.lru_cache(maxsize=2)
 def entry_rows(data: bytes) -> list[bytes]:
     """The raw bytes of each element of the board document's ``entries`` array, exactly
     as they stand in ``data`` (a document :func:`.store.parse_board` has accepted)."""
@@ -215,13 +137,85 @@ def _row_change(old_row: bytes, new_row: bytes, old: Any, new: Any) -> str | Non
     return "changed: the bytes of its row (same values, written differently)"
 
 
-def history_problems(folder: Path, ref: str, now: RawBoard, new_entries: bool = True
-                     ) -> list[Discrepancy]:
-    """How the board in ``folder`` fails to extend the board at git ref ``ref``; with
-    ``new_entries`` False it may not gain entries either (a sealed board checked without
-    its key: only admission, on main, adds sealed entries)."""
-    before, problems = _changed(folder, ref, now)
-    return problems if new_entries else _added(ref, now, before) + problems
+@dataclass(frozen=True)
+class BaseBoard:
+    """The board at a git ref, read once (the history check and ``verify --base`` share it):
+    where it lives, its commit, its two files' bytes and the parsed JSON."""
+
+    ref: str
+    top: Path
+    prefix: str
+    commit: str
+    data: bytes
+    csv: bytes | None
+    board: RawBoard
+
+    def path(self, name: str) -> str:
+        """``name`` (relative to the board folder) as a path from the repository's top."""
+        return f"{self.prefix}/{name}" if self.prefix != "." else name
+
+    @functools.cached_property
+    def rows(self) -> list[bytes]:
+        return entry_rows(self.data)
+
+
+def read_base(folder: Path, ref: str) -> BaseBoard | None:
+    """The board at git ref ``ref`` in the repository holding ``folder`` (None where there
+    was none, or one of an earlier major release, which starts a new board)."""
+    top, prefix = repository(Path(folder))
+    commit = resolve_commit(top, ref)
+    with blobs(top, commit) as files:
+        at = f"{prefix}/" if prefix != "." else ""
+        data = files.read(at + JSON_NAME, MAX_BOARD_BYTES)
+        if data is None:
+            return None
+        csv = files.read(at + CSV_NAME, MAX_BOARD_BYTES)
+    board = parse_board(data, f"{at}{JSON_NAME} at {commit[:12]}")
+    if earlier_release(board):
+        return None  # a new major data release starts a new board (docs/leaderboard.md)
+    return BaseBoard(ref, top, prefix, commit, data, csv, board)
+
+
+def verified_rows(base: BaseBoard | None, current: bytes) -> int:
+    """How many leading rows of the board document ``current`` are the base board's rows,
+    byte for byte: rows verified when they merged, that need no checking again."""
+    if base is None:
+        return 0
+    if _appended_only(base.data, current):
+        return len(base.board.entries)
+    count = 0
+    for old, new in zip(base.rows, entry_rows(current), strict=False):
+        if old != new:
+            break
+        count += 1
+    return count
+
+
+_WRITER_END = JSON_END.encode("ascii")
+
+
+def _appended_only(old: bytes, new: bytes) -> bool:
+    """Whether ``new`` holds ``old``'s rows byte for byte at its start, told without
+    splitting either into rows: ``old`` is laid out as a writer leaves it, and ``new`` starts
+    with everything of it up to its last row's end, followed by a ``,`` (more rows) or by
+    the same end."""
+    if not old.endswith(_WRITER_END) or old.endswith(b"[" + _WRITER_END):
+        return False
+    cut = len(old) - len(_WRITER_END)
+    return new.startswith(old[:cut]) and (new[cut:cut + 1] == b","
+                                          or new[cut:] == _WRITER_END)
+
+
+def history_problems(ref: str, base: BaseBoard | None, folder: Path, now: RawBoard,
+                     current: bytes, new_entries: bool = True) -> list[Discrepancy]:
+    """How the board in ``folder`` (``now``, parsed from the bytes ``current``) fails to
+    extend ``base``, the board at git ref ``ref`` (None: no board there, or a closed one,
+    which anything extends); with ``new_entries`` False it may not gain entries either (a
+    sealed board checked without its key: only admission, on main, adds sealed entries)."""
+    problems = [] if base is None else _changed(base, Path(folder), now, current)
+    if new_entries:
+        return problems
+    return _added(ref, now, 0 if base is None else len(base.board.entries)) + problems
 
 
 def _added(ref: str, now: RawBoard, before: int) -> list[Discrepancy]:
@@ -231,95 +225,37 @@ def _added(ref: str, now: RawBoard, before: int) -> list[Discrepancy]:
             for i, e in enumerate(now.entries) if i >= before]
 
 
-def _board_at(folder: Path, ref: str) -> RawBoard | None:
-    """The board at git ref ``ref`` (None where there was none)."""
-    top, prefix = _repository(folder)
-    with blobs(top, _commit(top, ref)) as base:
-        data = base.read(f"{prefix}/{JSON_NAME}" if prefix != "." else JSON_NAME,
-                         MAX_BOARD_BYTES)
-    return None if data is None else parse_board(data, f"{JSON_NAME} at {ref}")
-
-
-def unchanged_prefix(folder: Path, ref: str) -> int:
-    """How many leading entries the history check holds to the board at ``ref``, byte for
-    byte (0 where there was no board, or one of an earlier major release, which starts a new
-    board): entries that were verified when they merged and need no re-grading."""
-    before = _board_at(folder, ref)
-    return 0 if before is None or earlier_release(before) else len(before.entries)
-
-
-#: Git's modes of a regular file (not a link, not a submodule).
-REGULAR_MODES = frozenset({"100644", "100755"})
-
-
-def _tree(top: Path, commit: str, path: str) -> dict[str, tuple[str, str]]:
-    """path -> (mode, object id) of every file under ``path`` at ``commit`` (empty when
-    git cannot list it: the caller then compares bytes)."""
-    done = _git(top, "ls-tree", "-r", "-z", "--full-tree", commit, "--", path)
-    if done.returncode != 0:
-        return {}
-    out = {}
-    for item in done.stdout.split(b"\0"):
-        meta, _, name = item.partition(b"\t")
-        fields = meta.decode("ascii", errors="replace").split(" ")
-        if name and len(fields) == 3:
-            out[name.decode("utf-8", errors="surrogateescape")] = (fields[0], fields[2])
-    return out
-
-
-def _committed_as_is(top: Path, path: str) -> bool:
-    """True when the work tree under ``path`` is HEAD's: nothing modified, staged, deleted
-    or untracked. Then a file's bytes are those of its blob in HEAD."""
-    done = _git(top, "status", "--porcelain", "-z", "--untracked-files=all",
-                "--ignored=matching", "--", path)
-    return done.returncode == 0 and not done.stdout
-
-
-def _same_blobs(top: Path, commit: str, prefix: str) -> dict[str, str]:
-    """Stored files (paths from the top) whose blob at ``commit`` is HEAD's, regular files
+def _same_blobs(base: BaseBoard) -> dict[str, str]:
+    """Stored files (paths from the top) whose blob at the base is HEAD's, regular files
     both, when the board's work tree is HEAD's: they need no reading (a PR check on a
     10,000-entry board compares ids, not 10,000 files). Empty otherwise."""
-    folder = f"{prefix}/{SUBMISSIONS}" if prefix != "." else SUBMISSIONS
-    if not _committed_as_is(top, prefix):
+    if not committed_as_is(base.top, base.prefix):
         return {}
-    base, head = _tree(top, commit, folder), _tree(top, "HEAD", folder)
-    return {path: oid for path, (mode, oid) in base.items()
+    folder = base.path(SUBMISSIONS)
+    old, head = tree(base.top, base.commit, folder), tree(base.top, "HEAD", folder)
+    return {path: oid for path, (mode, oid) in old.items()
             if mode in REGULAR_MODES and head.get(path) == (mode, oid)}
 
 
-def _changed(folder: Path, ref: str, now: RawBoard) -> tuple[int, list[Discrepancy]]:
-    """(entries of the board at ``ref`` that this board continues: 0 for none or a board of
-    an earlier major release, which starts a new one; how this board fails to extend it)."""
-    folder = Path(folder)
-    top, prefix = _repository(folder)
-    commit = _commit(top, ref)
-
-    def at_base(path: str) -> str:
-        return f"{prefix}/{path}" if prefix != "." else path
-
-    unchanged = _same_blobs(top, commit, prefix)
-
-    with blobs(top, commit) as base:
-        data = base.read(at_base(JSON_NAME), MAX_BOARD_BYTES)
-        if data is None:
-            return 0, []  # no board at the base: anything extends it
-        before = parse_board(data, f"{at_base(JSON_NAME)} at {commit[:12]}")
-        if earlier_release(before):
-            return 0, []  # a new major data release starts a new board (docs/leaderboard.md)
-        current = read_json_file(folder) or b""
-        old_raw = untrusted.loads(data)["entries"]
-        new_raw = untrusted.loads(current)["entries"]
-        old_rows, new_rows = entry_rows(data), entry_rows(current)
-        out = []
-        at = f"the board at {ref}"
-        if before.tier != now.tier:
-            out.append(Discrepancy(JSON_NAME, "tier", f"{before.tier} ({at})", now.tier))
-        for i, old in enumerate(before.entries):
+def _changed(base: BaseBoard, folder: Path, now: RawBoard, current: bytes
+             ) -> list[Discrepancy]:
+    """How this board fails to extend ``base``: every base row and stored file kept."""
+    unchanged = _same_blobs(base)
+    kept = _appended_only(base.data, current)
+    old_raw, new_raw = base.board.stored, now.stored
+    new_rows = [] if kept else entry_rows(current)
+    out = []
+    at = f"the board at {base.ref}"
+    if base.board.tier != now.tier:
+        out.append(Discrepancy(JSON_NAME, "tier", f"{base.board.tier} ({at})", now.tier))
+    with blobs(base.top, base.commit) as files:
+        for i, old in enumerate(base.board.entries):
             label = f"entry {i} ({_label(old)})"
             if i >= len(now.entries):
                 out.append(Discrepancy(label, "history", f"present in {at}", "removed"))
                 continue
-            change = _row_change(old_rows[i], new_rows[i], old_raw[i], new_raw[i])
+            change = None if kept else _row_change(base.rows[i], new_rows[i], old_raw[i],
+                                                   new_raw[i])
             if change is not None:
                 out.append(Discrepancy(label, "history", f"as in {at}", change))
                 continue
@@ -327,9 +263,9 @@ def _changed(folder: Path, ref: str, now: RawBoard) -> tuple[int, list[Discrepan
             if (problem := path_problem(stored)) is not None:
                 out.append(Discrepancy(label, "history", f"a stored file in {at}", problem))
                 continue
-            if at_base(stored) in unchanged:
+            if base.path(stored) in unchanged:
                 continue  # the same blob at the base and in HEAD, and the work tree is HEAD's
-            old_bytes = base.read(at_base(stored), DEFAULT_MAX_BYTES)
+            old_bytes = files.read(base.path(stored), DEFAULT_MAX_BYTES)
             try:
                 new_bytes: bytes | None = untrusted.read_regular(
                     inside(folder, now.entries[i].get("submission_path")), DEFAULT_MAX_BYTES,
@@ -339,4 +275,4 @@ def _changed(folder: Path, ref: str, now: RawBoard) -> tuple[int, list[Discrepan
             if _sha(old_bytes) != _sha(new_bytes):
                 out.append(Discrepancy(label, "history", f"stored file as in {at} "
                                        f"({_sha(old_bytes)})", f"now {_sha(new_bytes)}"))
-    return len(before.entries), out
+    return out

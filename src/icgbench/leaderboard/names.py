@@ -19,6 +19,7 @@ version, never by a name alone.
 
 from __future__ import annotations
 
+import functools
 import unicodedata
 from collections.abc import Iterable
 
@@ -43,8 +44,10 @@ def fold(text: str) -> str:
     return unicodedata.normalize("NFKC", text).casefold()
 
 
+@functools.lru_cache(maxsize=4096)
 def skeleton(text: str) -> str:
-    """The confusable skeleton of a name or version (see the module docstring)."""
+    """The confusable skeleton of a name or version (see the module docstring); cached: a
+    board repeats each model's name and version once per cohort."""
     out = fold(text).translate(_TABLE)
     for sequence, letter in CONFUSABLE_SEQUENCES.items():
         out = out.replace(sequence, letter)

@@ -28,14 +28,15 @@ import stat
 import sys
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from icgbench import failpoints, untrusted
-from icgbench.atomic import ensure_writable_dir, write_text
+from icgbench.atomic import ensure_writable_dir, write_bytes, write_text
 from icgbench.errors import InvalidInputError, UsageError
 from icgbench.leaderboard.entry import SCHEMA_VERSION, LeaderboardEntry
+from icgbench.leaderboard.gitrepo import committed_files
 from icgbench.leaderboard.migrations import MIGRATIONS, migrate_leaderboard_entries
 
 JSON_NAME = "leaderboard.json"
@@ -57,11 +58,15 @@ FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n")
 
 @dataclass(frozen=True)
 class Board:
-    """A board as read from disk: its tier, entries, and the schema version on disk."""
+    """A board as read from disk: its tier, entries, and the schema version on disk;
+    ``source``: the bytes of ``leaderboard.json``; ``committed``: both files are HEAD's in
+    git (the board was verified when it merged: its rows were not checked again)."""
 
     tier: str
     entries: list[LeaderboardEntry]
     stored_version: str = SCHEMA_VERSION
+    source: bytes = b""
+    committed: bool = False
 
     @property
     def current(self) -> bool:
@@ -72,12 +77,14 @@ class Board:
 @dataclass(frozen=True)
 class RawBoard:
     """A board document after parsing and migration, entries not yet validated;
-    ``entry_versions``: each entry's ``schema_version`` as stored, before migration."""
+    ``entry_versions``: each entry's ``schema_version`` as stored, before migration;
+    ``stored``: the entries as stored, before migration."""
 
     stored_version: str
     tier: str
     entries: list[dict[str, Any]]
     entry_versions: tuple[Any, ...] = ()
+    stored: list[Any] = field(default_factory=list)
 
 
 def _lock_fd(folder: Path) -> int:
@@ -158,18 +165,37 @@ def parse_board(data: bytes, where: str) -> RawBoard:
     except InvalidInputError as exc:
         raise InvalidInputError(f"{where}: {exc}") from None
     return RawBoard(version, tier, entries, tuple(e.get("schema_version") if isinstance(
-        e, dict) else None for e in document["entries"]))
+        e, dict) else None for e in document["entries"]), document["entries"])
 
 
 def non_finite(value: Any, path: str = "") -> tuple[str, float] | None:
     """(JSON path, value) of the first infinite or NaN number in ``value``, or None (the
     strict parser reads a literal too large for a double, such as 1e999, as infinity)."""
+    return _first_non_finite(value, path) if not _all_finite(value) else None
+
+
+def _all_finite(value: Any) -> bool:
+    """Whether every number in ``value`` is finite (the fast pass: no paths built)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if type(item) is float:
+            if not math.isfinite(item):
+                return False
+        elif type(item) is dict:
+            stack.extend(item.values())
+        elif type(item) is list:
+            stack.extend(item)
+    return True
+
+
+def _first_non_finite(value: Any, path: str) -> tuple[str, float] | None:
     if isinstance(value, float) and not math.isfinite(value):
         return path or "(value)", value
     items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(
         value, list) else ()
     for key, item in items:
-        found = non_finite(item, f"{path}.{key}" if path else str(key))
+        found = _first_non_finite(item, f"{path}.{key}" if path else str(key))
         if found is not None:
             return found
     return None
@@ -193,10 +219,11 @@ def read_json_file(folder: Path) -> bytes | None:
         raise InvalidInputError(str(exc)) from None
 
 
-def entries_of(raw: RawBoard, where: str) -> list[LeaderboardEntry]:
-    """Every entry of ``raw``, each validated against the entry schema."""
-    out = []
-    for i, item in enumerate(raw.entries):
+def entries_of(raw: RawBoard, where: str, verified: int = 0) -> list[LeaderboardEntry]:
+    """Every entry of ``raw``, each validated against the entry schema except the first
+    ``verified`` (rows known to be a verified board's, byte for byte)."""
+    out = [LeaderboardEntry.verified(item) for item in raw.entries[:verified]]
+    for i, item in enumerate(raw.entries[verified:], start=verified):
         try:
             out.append(LeaderboardEntry.from_dict(item))
         except InvalidInputError as exc:
@@ -204,10 +231,14 @@ def entries_of(raw: RawBoard, where: str) -> list[LeaderboardEntry]:
     return out
 
 
-def load_board(folder: Path, new_tier: str | None = PUBLIC_TIER) -> Board:
+def load_board(folder: Path, new_tier: str | None = PUBLIC_TIER, trust_committed: bool = False
+               ) -> Board:
     """The board in ``folder``; an empty board of ``new_tier`` when there is none yet.
 
-    With ``new_tier=None`` a missing board is a usage error (commands that only read).
+    With ``new_tier=None`` a missing board is a usage error (commands that only read). With
+    ``trust_committed``, a board whose two files are exactly HEAD's in git is not validated
+    row by row: it was verified when it merged (``leaderboard verify`` re-checks every row a
+    pull request changes), and re-validating 10,000 rows is what made ``add`` slow.
     """
     folder = Path(folder)
     data = read_json_file(folder)
@@ -217,7 +248,10 @@ def load_board(folder: Path, new_tier: str | None = PUBLIC_TIER) -> Board:
             raise UsageError(f"{folder} is not a leaderboard folder ({what})")
         return Board(new_tier, [])
     raw = parse_board(data, str(folder / JSON_NAME))
-    return Board(raw.tier, entries_of(raw, str(folder / JSON_NAME)), raw.stored_version)
+    committed = (trust_committed and raw.stored_version == SCHEMA_VERSION
+                 and committed_files(folder, (JSON_NAME, CSV_NAME)))
+    entries = entries_of(raw, str(folder / JSON_NAME), len(raw.entries) if committed else 0)
+    return Board(raw.tier, entries, raw.stored_version, data, committed)
 
 
 def read_entries(folder: Path) -> list[LeaderboardEntry]:
@@ -234,9 +268,15 @@ def defused(text: str) -> str:
 
 def csv_text(entries: list[LeaderboardEntry]) -> str:
     """The CSV rendering of ``entries`` (deterministic: a row depends only on its entry)."""
+    return csv_rows([], header=True) + csv_rows(entries)
+
+
+def csv_rows(entries: list[LeaderboardEntry], header: bool = False) -> str:
+    """The CSV rows of ``entries`` (with ``header``, the header row first)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n", quoting=csv.QUOTE_ALL)
-    writer.writerow(CSV_COLUMNS)
+    if header:
+        writer.writerow(CSV_COLUMNS)
     for e in entries:
         scores = json.dumps(e.scores, sort_keys=True, separators=(",", ":"), allow_nan=False)
         writer.writerow([defused(scores if c == "scores" else str(getattr(e, c)))
@@ -262,10 +302,18 @@ def read_csv_bytes(folder: Path) -> bytes | None:
         raise InvalidInputError(str(exc)) from None
 
 
-def csv_state(folder: Path, entries: list[LeaderboardEntry]) -> str:
-    """``same``, ``behind`` (a strict prefix: a killed writer) or ``different``."""
+def csv_state(folder: Path, entries: list[LeaderboardEntry],
+              known: tuple[int, bytes] | None = None) -> str:
+    """``same``, ``behind`` (a strict prefix: a killed writer) or ``different``.
+
+    ``known``: (n, the CSV of a verified board whose entries are the first n here), so only
+    the rows after them are rendered.
+    """
     actual = read_csv_bytes(folder)
-    expected = csv_text(entries).encode("utf-8")
+    if known is not None:
+        expected = known[1] + csv_rows(entries[known[0]:]).encode("utf-8")
+    else:
+        expected = csv_text(entries).encode("utf-8")
     if actual == expected:
         return "same"
     if actual is None or (expected.startswith(actual) and actual.endswith(b"\n")):
@@ -296,6 +344,35 @@ def write_board(folder: Path, tier: str, entries: list[LeaderboardEntry]) -> Non
     write_text(Path(folder) / CSV_NAME, csv_text(entries))
 
 
+#: How ``json_text`` ends a board of one or more entries: the array, then the document.
+JSON_END = "\n ]\n}\n"
+
+
+def write_appended(folder: Path, board: Board, entry: LeaderboardEntry) -> None:
+    """Write ``board`` with ``entry`` appended. Hold the lock.
+
+    The files are written whole (atomically) but not rendered whole: the new row is spliced
+    before the document's end, and the CSV row appended, where the files allow it (the JSON
+    ends as ``json_text`` ends it; the CSV is the JSON's rendering, checked or committed).
+    Otherwise both are rendered from the entries, as :func:`write_board` does.
+    """
+    folder = Path(folder)
+    text = board.source.decode("utf-8") if board.source else ""
+    single = json_text(board.tier, [entry])
+    opening = single[:single.index("[\n") + 2]
+    csv_now = read_csv_bytes(folder)
+    last = csv_rows(board.entries[-1:]).encode("utf-8")
+    if not (board.entries and text.startswith(opening) and text.endswith(JSON_END)
+            and csv_now is not None and csv_now.endswith(last)
+            and (board.committed or csv_state(folder, board.entries) == "same")):
+        write_board(folder, board.tier, [*board.entries, entry])
+        return
+    row = single[len(opening):-len(JSON_END)]
+    write_text(folder / JSON_NAME, text[:-len(JSON_END)] + ",\n" + row + JSON_END)
+    failpoints.reached("board.json_written")
+    write_bytes(folder / CSV_NAME, csv_now + csv_rows([entry]).encode("utf-8"))
+
+
 def append_entry(entry: LeaderboardEntry, folder: Path,
                  timeout: float = DEFAULT_LOCK_TIMEOUT) -> None:
     """Append ``entry`` to the board in ``folder`` (atomically, under the lock).
@@ -314,4 +391,4 @@ def append_entry(entry: LeaderboardEntry, folder: Path,
         check_csv(folder, board.entries)
         if any(e.key == entry.key for e in board.entries):
             raise InvalidInputError(f"the board already has {entry.label}")
-        write_board(folder, board.tier, [*board.entries, entry])
+        write_appended(folder, board, entry)

@@ -25,13 +25,13 @@ import hashlib
 import logging
 import math
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from icgbench import untrusted
 from icgbench.errors import InvalidInputError
 from icgbench.leaderboard.board import KnownK, calibration_k, known_k
+from icgbench.leaderboard.discrepancy import Discrepancy
 from icgbench.leaderboard.entry import (
     SCHEMA_VERSION,
     LeaderboardEntry,
@@ -40,6 +40,7 @@ from icgbench.leaderboard.entry import (
     timestamp_problem,
 )
 from icgbench.leaderboard.files import board_folder, inside, strays
+from icgbench.leaderboard.history import history_problems, read_base, verified_rows
 from icgbench.leaderboard.names import Names
 from icgbench.leaderboard.store import (
     CSV_NAME,
@@ -57,20 +58,6 @@ from icgbench.scorer.parse import DEFAULT_MAX_BYTES
 TOLERANCE = 1e-12
 FIELDS = ("tier", "variant_name", "variant_hash", "model_name", "package_version", "seed",
           "data_version", "release_fingerprint")
-
-
-@dataclass(frozen=True)
-class Discrepancy:
-    """One thing on the board that does not hold: what was recorded, what was found."""
-
-    entry: str
-    field: str
-    recorded: Any
-    recomputed: Any
-
-    def __str__(self) -> str:
-        return (f"{self.entry}: {self.field} recorded {self.recorded!r}, "
-                f"recomputed {self.recomputed!r}")
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -194,27 +181,30 @@ def _tasks(folder: Path, entries: list[LeaderboardEntry], now: dt.datetime, star
             for e in entries[start:]]
 
 
-def board_problems(folder: Path, tier: str, raw_tier: str, entries: list[LeaderboardEntry]
+def board_problems(folder: Path, tier: str, raw_tier: str, entries: list[LeaderboardEntry],
+                   known_csv: tuple[int, bytes] | None = None, verified: int = 0
                    ) -> list[Discrepancy]:
-    """Everything about the board as a whole: tier, CSV, keys, names, stray files."""
+    """Everything about the board as a whole: tier, CSV, keys, names, stray files
+    (``known_csv``: see :func:`.store.csv_state`; the first ``verified`` entries are a
+    verified board's, whose keys and names were checked when it merged)."""
     out = []
     if raw_tier != tier:
         out.append(Discrepancy(JSON_NAME, "tier", f"{tier} (the board's tier)", raw_tier))
     for e in entries:
         if e.tier != raw_tier:
             out.append(Discrepancy(e.label, "tier", e.tier, f"{raw_tier} (the board's tier)"))
-    state = csv_state(folder, entries)
+    state = csv_state(folder, entries, known_csv)
     if state != "same":
         hint = ("one or more rows behind (a killed writer; `icgbench leaderboard repair` "
                 "renders it again)" if state == "behind" else "different (edited by hand?)")
         out.append(Discrepancy(CSV_NAME, "content", f"the rendering of {JSON_NAME}", hint))
     seen: set[tuple[str, int, str, str]] = set()
     names = Names()
-    for e in entries:
-        if e.key in seen:
+    for i, e in enumerate(entries):
+        if i >= verified and e.key in seen:
             out.append(Discrepancy(e.label, "key", "unique", "duplicated"))
         seen.add(e.key)
-        clash = names.problem(e.model_name, e.package_version)
+        clash = names.problem(e.model_name, e.package_version) if i >= verified else None
         if clash is not None:
             out.append(Discrepancy(e.label, "model_name", e.model_name, clash))
         names.add(e.model_name, e.package_version)
@@ -239,34 +229,41 @@ def verify(folder: Path, jobs: int = 1, tier: str = PUBLIC_TIER, base: str | Non
     are re-graded, unless ``full``. A new major release starts a new board: all re-grade.
     """
     folder = board_folder(folder)
+    data = read_json_file(folder) or b""
     try:
-        raw = parse_board(read_json_file(folder) or b"", str(folder / JSON_NAME))
+        raw = parse_board(data, str(folder / JSON_NAME))
     except InvalidInputError as exc:
         return [], [Discrepancy(JSON_NAME, "document", "a valid board", str(exc))]
     if raw.stored_version != SCHEMA_VERSION:
         return [], [Discrepancy(JSON_NAME, "schema_version", raw.stored_version,
                                 f"{SCHEMA_VERSION} (run `icgbench leaderboard migrate --dir "
                                 f"{folder}`)")]
-    entries, problems = [], []
+    problems: list[Discrepancy] = []
+    base_board, unreadable = None, None
+    if base is not None:
+        try:
+            base_board = read_base(folder, base)
+        except InvalidInputError as exc:
+            unreadable = Discrepancy(f"the board at {base}", "history", "a readable board",
+                                     str(exc))
+    start = 0 if full else verified_rows(base_board, data)
     for i, version in enumerate(raw.entry_versions):
         if version != SCHEMA_VERSION:
             problems.append(Discrepancy(f"entry {i}", "schema_version", version,
                                         f"{SCHEMA_VERSION}, the board's (a row is never "
                                         "stored at another version than its board)"))
-    for i, item in enumerate(raw.entries):
+    entries = [LeaderboardEntry.verified(item) for item in raw.entries[:start]]
+    for i, item in enumerate(raw.entries[start:], start=start):
         try:
             entries.append(LeaderboardEntry.from_dict(item))
         except InvalidInputError as exc:
             problems.append(Discrepancy(f"entry {i}", "schema", "valid", str(exc)))
-    problems += board_problems(folder, tier, raw.tier, entries)
-    start = 0
-    if base is not None and not full:
-        from icgbench.leaderboard.history import unchanged_prefix
-
-        try:
-            start = min(unchanged_prefix(folder, base), len(entries))
-        except InvalidInputError:
-            start = 0  # the history check below reports why
+    start = min(start, len(entries))
+    known = None
+    if base_board is not None and base_board.csv is not None and start == len(
+            base_board.board.entries):
+        known = (start, base_board.csv)  # the base's CSV was checked when it merged
+    problems += board_problems(folder, tier, raw.tier, entries, known, start)
     logging.getLogger(__name__).info("re-scoring %d of %d entries of %s (%d unchanged since "
                                      "%s)", len(entries) - start, len(entries), folder, start,
                                      base)
@@ -280,14 +277,10 @@ def verify(folder: Path, jobs: int = 1, tier: str = PUBLIC_TIER, base: str | Non
         results = [_verify_one(w) for w in track(work, len(work), "re-scoring the board")]
     for found in results:
         problems.extend(found)
-    if base is not None:
-        from icgbench.leaderboard.history import history_problems
-
+    if unreadable is not None:
+        problems.append(unreadable)
+    elif base is not None:
         # without the key a new sealed entry cannot be graded: admission adds them, on main
         grows = raw.tier != SEALED_NAME or key_present()
-        try:
-            problems += history_problems(folder, base, raw, new_entries=grows)
-        except InvalidInputError as exc:
-            problems.append(Discrepancy(f"the board at {base}", "history", "a readable board",
-                                        str(exc)))
+        problems += history_problems(base, base_board, folder, raw, data, new_entries=grows)
     return entries, problems
