@@ -308,6 +308,10 @@ def figure_images(figures: Path | None, source: str = "") -> list[dict[str, str]
     return images
 
 
+#: The site's page that checks a submission in the browser.
+CHECK_PAGE = "check.html"
+
+
 def _source_hash(text: str) -> str:
     """A CSP source expression allowing exactly this inline script or style."""
     return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
@@ -317,10 +321,11 @@ def _asset(name: str) -> str:
     return resources.files("icgbench.leaderboard").joinpath(f"templates/{name}").read_text()
 
 
-def content_security_policy(css: str, js: str) -> str:
-    """Nothing but the page's own style and script, images as data URIs, no fetching."""
-    return (f"default-src 'none'; style-src {_source_hash(css)}; script-src "
-            f"{_source_hash(js)}; img-src data:; base-uri 'none'; form-action 'none'")
+def content_security_policy(css: str, *scripts: str) -> str:
+    """Nothing but the page's own style and scripts, images as data URIs, no fetching."""
+    allowed = " ".join(_source_hash(js) for js in scripts)
+    return (f"default-src 'none'; style-src {_source_hash(css)}; script-src {allowed}; "
+            "img-src data:; base-uri 'none'; form-action 'none'")
 
 
 def _swatches(entries: list[LeaderboardEntry]) -> tuple[dict[str, str], str]:
@@ -364,7 +369,20 @@ def build_page(folder: Path, figures: Path | None, with_oracle: bool = True) -> 
         models=sorted({e.model_name for e in entries}))
     variant_page = templates.get_template("variant.html.j2")
     pages = {v["page"]: variant_page.render(**common, variants=[v]) for v in variants}
+    pages[CHECK_PAGE] = check_page(templates, css, common["data_versions"])
     return Page(html, len(entries), len(oracle), pages)
+
+
+def check_page(templates: jinja2.Environment, css: str, data_versions: list[str]) -> str:
+    """The "check a submission" page: the schema's compiled validator, the checker and the
+    public facts it reads (leaderboard.checker), all inline, under the same CSP."""
+    from icgbench.leaderboard.checker import checker_facts, facts_json
+
+    schema_js, check_js = _asset("submission_schema.js"), _asset("check.js")
+    return templates.get_template("check.html.j2").render(
+        css=Markup(css), schema_js=Markup(schema_js), check_js=Markup(check_js),
+        csp=Markup(content_security_policy(css, schema_js, check_js)),
+        facts=Markup(facts_json(checker_facts())), data_versions=data_versions)
 
 
 def render(folder: Path, out: Path, figures: Path | None, with_oracle: bool = True) -> Page:

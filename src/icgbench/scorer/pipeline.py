@@ -16,6 +16,7 @@ from icgbench.release.tiers import TIERS, UNFROZEN_NAME, UNFROZEN_NOTICE
 from icgbench.scorer import parse, semantic
 from icgbench.scorer.columns import Columns
 from icgbench.scorer.errors import SubmissionInvalid
+from icgbench.scorer.messages import message
 from icgbench.scorer.report import ScoreReport, build_report
 from icgbench.scorer.schema_check import DEFAULT_MAX_ERRORS, schema_errors
 from icgbench.scorer.truth import LoadedTruth, load_truth, public_truth
@@ -160,8 +161,8 @@ def incomplete_task_errors(present: set[str]) -> list[str]:
         users = [t for t in TASKS.values() if block in t.blocks]
         if users and not any(set(t.blocks) <= present for t in users):
             needs = sorted({b for t in users for b in t.blocks} - present)
-            out.append(f"$.{block}: no task can grade this block without "
-                       f"{', '.join(needs)} ({', '.join(t.name for t in users)} needs it)")
+            out.append(message("incomplete_task", block=block, needs=", ".join(needs),
+                               users=", ".join(t.name for t in users)))
     return out
 
 

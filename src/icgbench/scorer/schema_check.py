@@ -23,6 +23,7 @@ from jsonschema.exceptions import ValidationError, relevance
 
 from icgbench.arrow import strings, to_numpy
 from icgbench.scorer.columns import Columns
+from icgbench.scorer.messages import message
 
 #: Arrays at least this long are checked vectorised and shortened.
 REDUCE_FROM = 16
@@ -217,15 +218,11 @@ def _serialisation_hint(error: ValidationError) -> str | None:
     if not isinstance(value, list) or not value:
         return None
     if error.validator == "type" and expected == "object" and isinstance(value[0], dict):
-        return (f"an array of {len(value)} row objects, but blocks are columnar: one object "
-                "whose fields are equal-length arrays, e.g. {\"subject_id\": [...], "
-                "\"proba\": [...]} (R: a list of vectors, or jsonlite's "
-                "dataframe = \"columns\")")
+        return message("columnar", count=len(value))
     scalar = (error.validator in ("enum", "const") or (
         error.validator == "type" and expected in ("string", "integer", "number", "boolean")))
     if scalar and len(value) == 1:
-        return (f"{shorten(repr(value), 80)} is a one-element array where a single value is "
-                "expected: unbox scalars (R: jsonlite::toJSON(..., auto_unbox = TRUE))")
+        return message("unbox", value=shorten(repr(value), 80))
     return None
 
 
@@ -234,10 +231,10 @@ def _message(error: ValidationError) -> str:
         return hint
     if error.validator == "anyOf" and not error.path and isinstance(error.instance, dict):
         blocks = [next(iter(s["required"])) for s in error.validator_value]
-        return f"at least one task block is required ({', '.join(blocks)})"
+        return message("one_block", blocks=", ".join(blocks))
     if error.validator == "additionalProperties":
         return shorten(error.message.replace("Additional properties are not allowed",
-                                             "unknown key(s) not allowed"))
+                                             message("unknown_keys")))
     return shorten(error.message)
 
 
@@ -252,7 +249,7 @@ def schema_errors(doc: Any, schema: dict[str, Any], max_errors: int = DEFAULT_MA
     lines = [f"{json_path(_original_path(list(e.absolute_path), maps))}: {_message(e)}"
              for e in errors]
     if len(lines) > max_errors:
-        lines = [*lines[:max_errors], f"... and {len(lines) - max_errors} more"]
+        lines = [*lines[:max_errors], message("more_errors", count=len(lines) - max_errors)]
     return lines
 
 

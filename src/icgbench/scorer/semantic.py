@@ -18,6 +18,7 @@ from icgbench.generator.variants import get_variant
 from icgbench.release.descriptor import Descriptor
 from icgbench.release.tiers import TIERS, UNFROZEN_NAME
 from icgbench.scorer.columns import Columns
+from icgbench.scorer.messages import MESSAGES, message
 from icgbench.scorer.schema_check import json_path
 from icgbench.tasks.base import Truth
 from icgbench.tasks.blocks import BLOCK_SPLITS
@@ -43,8 +44,7 @@ def text_errors(doc: dict[str, Any]) -> list[str]:
     out = []
     for key, value in doc["model"].items():
         if isinstance(value, str) and (at := lone_surrogate(value)) is not None:
-            out.append(f"{json_path(('model', key))}: character {at} is a lone surrogate "
-                       "(not valid Unicode)")
+            out.append(message("lone_surrogate", path=json_path(("model", key)), at=at))
     return out
 
 
@@ -52,26 +52,22 @@ def header_errors(doc: dict[str, Any], d: Descriptor) -> list[str]:
     """Data version, tier, variant hash and cohort against the release; header text."""
     out = text_errors(doc)
     if doc["data_version"] != d.version:
-        out.append(f"$.data_version: {doc['data_version']!r} is not the release's version "
-                   f"{d.version!r} (download or build release {doc['data_version']}, or refit "
-                   "on this one)")
+        out.append(message("data_version", given=doc["data_version"], release=d.version))
     if doc["tier"] != d.tier:
-        hint = (" (a cohort simulated on the fly: grade it against the folder that simulated "
-                "it, with --release DIR)" if doc["tier"] == UNFROZEN_NAME else "")
-        out.append(f"$.tier: {doc['tier']!r} but scoring against the {d.tier!r} tier{hint}")
+        hint = MESSAGES["unfrozen_hint"] if doc["tier"] == UNFROZEN_NAME else ""
+        out.append(message("tier", given=doc["tier"], tier=d.tier, hint=hint))
     expected = get_variant(doc["variant"]).variant_hash
     if doc["variant_hash"] != expected:
-        out.append(f"$.variant_hash: {doc['variant_hash']!r} is not the hash of variant "
-                   f"{doc['variant']!r} ({expected!r})")
+        out.append(message("variant_hash", given=doc["variant_hash"], variant=doc["variant"],
+                           expected=expected))
     seeds = sorted(c["seed"] for c in d.cohorts() if c["variant"] == doc["variant"])
     holders = [t.name for t in TIERS.values() if doc["seed"] in t.seeds and t.name != d.tier]
     if doc["seed"] not in seeds and holders:
-        out.append(f"$.tier: {d.tier!r} has no cohort ({doc['variant']}, seed {doc['seed']}) "
-                   f"but the {holders[0]} tier has: is the tier right? (the {d.tier} tier's "
-                   f"seeds are {seeds})")
+        out.append(message("tier_of_seed", tier=d.tier, variant=doc["variant"],
+                           seed=doc["seed"], other=holders[0], seeds=seeds))
     elif doc["seed"] not in seeds:
-        out.append(f"$.seed: the {d.tier} tier has no cohort ({doc['variant']}, seed "
-                   f"{doc['seed']}); its seeds are {seeds}")
+        out.append(message("seed", tier=d.tier, variant=doc["variant"], seed=doc["seed"],
+                           seeds=seeds))
     return out
 
 
@@ -87,7 +83,7 @@ def _arrays(block: dict[str, Any], path: tuple[str, ...] = ()) -> list[tuple[tup
 
 def _few(values: list[str]) -> str:
     shown = ", ".join(values[:SHOW])
-    return shown + (f" (and {len(values) - SHOW} more)" if len(values) > SHOW else "")
+    return message("few", shown=shown, more=len(values) - SHOW) if len(values) > SHOW else shown
 
 
 def _positions(ids: pa.Array, expected: pa.Array, cache: Columns) -> np.ndarray | None:
@@ -115,14 +111,16 @@ def _id_errors(name: str, split: str, ids: pa.Array, expected: pa.Array,
     counts = pc.value_counts(ids)
     dupes = pc.filter(counts.field("values"), pc.greater(counts.field("counts"), 1))
     if len(dupes):
-        out.append(f"{where}: duplicate ids: {_few(dupes.to_pylist())}")
+        out.append(message("duplicate_ids", path=where, ids=_few(dupes.to_pylist())))
     seen = hits > 0
     if not seen.all():
         missing = pc.filter(expected, pa.array(~seen)).to_pylist()
-        out.append(f"{where}: {len(missing)} {split} subject(s) missing: {_few(missing)}")
+        out.append(message("missing_ids", path=where, count=len(missing), split=split,
+                           ids=_few(missing)))
     if not known.all():
         unknown = pc.filter(ids, pa.array(~known)).to_pylist()
-        out.append(f"{where}: {len(unknown)} id(s) not in the {split} split: {_few(unknown)}")
+        out.append(message("unknown_ids", path=where, count=len(unknown), split=split,
+                           ids=_few(unknown)))
     return out
 
 
@@ -134,15 +132,16 @@ def block_errors(name: str, block: dict[str, Any], truth: Truth,
     arrays = _arrays(block)
     lengths = {len(v) for _, v in arrays}
     if len(lengths) > 1:
-        detail = ", ".join(f"{json_path((name, *p))} has {len(v)}" for p, v in arrays)
-        out.append(f"{json_path((name,))}: parallel arrays differ in length ({detail})")
+        detail = ", ".join(message("length_of", path=json_path((name, *p)), count=len(v))
+                           for p, v in arrays)
+        out.append(message("lengths", block=json_path((name,)), detail=detail))
     for path, values in arrays:
         if path[-1] == "subject_id" or any(isinstance(v, str) for v in values[:1]):
             continue
         bad = np.flatnonzero(~np.isfinite(cache.numbers(values)))
         if bad.size:
-            out.append(f"{json_path((name, *path, int(bad[0])))}: number is not finite "
-                       f"({bad.size} such value(s))")
+            out.append(message("not_finite", path=json_path((name, *path, int(bad[0]))),
+                               count=bad.size))
     split = BLOCK_SPLITS.get(name)
     if split is not None and "subject_id" in block:
         ids = cache.strings(block["subject_id"])
@@ -157,13 +156,13 @@ def _edge_errors(name: str, source: list[str], target: list[str]) -> list[str]:
     out = []
     loops = [i for i, (s, t) in enumerate(zip(source, target, strict=True)) if s == t]
     if loops:
-        out.append(f"{json_path((name, 'source', loops[0]))}: self-loop {source[loops[0]]!r} "
-                   f"-> itself ({len(loops)} in all)")
+        out.append(message("self_loop", path=json_path((name, "source", loops[0])),
+                           node=source[loops[0]], count=len(loops)))
     seen: dict[tuple[str, str], int] = {}
     for i, pair in enumerate(zip(source, target, strict=True)):
         if pair in seen:
-            out.append(f"{json_path((name, 'source', i))}: edge {pair[0]!r} -> {pair[1]!r} "
-                       f"repeats entry {seen[pair]}")
+            out.append(message("repeated_edge", path=json_path((name, "source", i)),
+                               source=pair[0], target=pair[1], first=seen[pair]))
             break
         seen[pair] = i
     return out

@@ -1,0 +1,107 @@
+"""What the page's "check a submission" needs to know, as one JSON document of public facts.
+
+The page validates a dropped file in the browser (nothing is uploaded): the JSON Schema
+through a validator compiled ahead of time (``templates/submission_schema.js``, built from
+the published schema by ``tools/ajv/build-checker.js``), then the second layer
+``icgbench validate`` runs, as far as public facts decide it: the release's version, each
+tier's seeds, the variants' hashes, each cohort's held-out subject ids (from its public
+``subjects`` table, as runs of consecutive ids), the blocks each task reads, the limits and
+every message template (:mod:`icgbench.scorer.messages`). Nothing here comes from a truth
+table; the messages and limits are read from the scorer, never restated.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from typing import Any
+
+from icgbench import contract
+from icgbench.errors import InvalidInputError, UsageError
+from icgbench.generator.variants import get_variant, variant_names
+from icgbench.release.tiers import SEALED, TIERS, UNFROZEN_NAME, get_tier
+from icgbench.scorer.messages import MESSAGES
+from icgbench.scorer.parse import DEFAULT_MAX_BYTES, MAX_STRING_CHARS
+from icgbench.scorer.pipeline import task_blocks
+from icgbench.scorer.schema_check import (
+    DEFAULT_MAX_ERRORS,
+    KEEP_FAILURES,
+    MAX_MESSAGE,
+    REDUCE_FROM,
+)
+from icgbench.scorer.semantic import SHOW
+from icgbench.tasks import TASKS
+from icgbench.tasks.blocks import BLOCK_SPLITS
+
+log = logging.getLogger(__name__)
+_NUMBERED = re.compile(r"(.*?)([0-9]+)")
+
+
+def id_runs(ids: list[str]) -> list[list[Any]]:
+    """``ids`` as runs ``[prefix, first number, count, digits]`` of consecutive ids
+    (``TE000001`` ... ``TE001000`` is one run); an id that ends in no number is a run of
+    one with number -1. Decoding the runs gives ``ids`` back, in order."""
+    runs: list[list[Any]] = []
+    for text in ids:
+        match = _NUMBERED.fullmatch(text)
+        prefix, number, width = (match[1], int(match[2]), len(match[2])) if match else (
+            text, -1, 0)
+        last = runs[-1] if runs else None
+        if (last is not None and number >= 0 and last[0] == prefix and last[3] == width
+                and last[1] + last[2] == number):
+            last[2] += 1
+        else:
+            runs.append([prefix, number, 1, width])
+    return runs
+
+
+def _tier_facts(tier: str) -> dict[str, Any] | None:
+    """One tier's version, seeds per variant and held-out ids (None: not in this release)."""
+    from icgbench.data import tier_descriptor
+    from icgbench.scorer.truth import public_truth
+
+    cohorts: dict[str, dict[str, Any]] = {}
+    try:
+        d = tier_descriptor(tier)
+        for c in d.cohorts():
+            ids = public_truth(d, c["variant"], c["seed"]).truth.ids
+            cohorts.setdefault(c["variant"], {})[str(c["seed"])] = {
+                split: id_runs(values.to_pylist()) for split, values in ids.items()}
+    except UsageError as exc:  # no such tier in this release (the sealed one, often)
+        log.info("the check page leaves out the %s tier: %s", tier, exc)
+        return None
+    except (InvalidInputError, OSError) as exc:  # its files are not all here
+        log.warning("the check page leaves out the %s tier: %s", tier, exc)
+        return None
+    return {"version": d.version, "cohorts": cohorts}
+
+
+def checker_facts() -> dict[str, Any]:
+    """Every public fact the in-browser check reads (see the module docstring)."""
+    tiers = {name: facts for name in (*TIERS, SEALED.name)
+             if (facts := _tier_facts(name)) is not None}
+    return {
+        "messages": MESSAGES,
+        "limits": {"max_bytes": DEFAULT_MAX_BYTES, "max_string": MAX_STRING_CHARS,
+                   "max_errors": DEFAULT_MAX_ERRORS, "reduce_from": REDUCE_FROM,
+                   "keep_failures": KEEP_FAILURES, "max_message": MAX_MESSAGE, "show": SHOW},
+        "schema": contract.json_schema("submission"),
+        "task_blocks": task_blocks(),
+        "tasks": [[name, list(task.blocks)] for name, task in TASKS.items()],
+        "block_splits": BLOCK_SPLITS,
+        "variant_hashes": {v: get_variant(v).variant_hash for v in variant_names()},
+        "tiers": tiers,
+        "frozen_seeds": [[name, list(t.seeds)] for name, t in TIERS.items()],
+        # an on-the-fly cohort is checked, by default, against the release's own descriptor
+        "descriptor_tier": {UNFROZEN_NAME: next(
+            name for name, t in TIERS.items()
+            if t.descriptor_path == get_tier(UNFROZEN_NAME).descriptor_path)},
+    }
+
+
+def facts_json(facts: dict[str, Any]) -> str:
+    """The facts as the page embeds them (in a ``<script type="application/json">``: no
+    ``</`` can end the element early). Key order is kept: the checker orders errors by
+    the schema's keyword order, as jsonschema does."""
+    return json.dumps(facts, separators=(",", ":")).replace("</", "<\\/")

@@ -1,0 +1,136 @@
+"""The site's "check a submission" page, in a real Chromium, against `icgbench validate`.
+
+Every file of the corpus (tests/check_corpus.py) is dropped on the page rendered by
+`icgbench leaderboard render`, loaded from file:// under its Content-Security-Policy; the
+verdict, the stage and every message must be those `icgbench validate --json` prints.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import sync_playwright
+
+from check_corpus import write_corpus
+from conftest import require_tool
+from icgbench.cli import main
+from leaderboard_helpers import two_entry_board
+
+ROOT = Path(__file__).resolve().parents[1]
+ICGBENCH = Path(sys.executable).parent / "icgbench"
+#: Where the browser's words may differ from Python's, and why: the verdict and the stage
+#: must still agree. JSON syntax errors name the position as Python's scanner does only
+#: for the common mistakes; a gzip stream's error is the browser's own (it does not say how
+#: many bytes follow the member).
+OWN_WORDING = {
+    "parse_trailing_bytes.json.gz": "the browser's gzip reader does not count trailing bytes",
+    "parse_two_members.json.gz": "the browser's gzip reader does not count trailing bytes",
+    "parse_truncated.json.gz": "the browser's gzip reader words a truncated stream its way",
+}
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    board = two_entry_board(tmp_path_factory)
+    out = tmp_path_factory.mktemp("site")
+    assert main(["leaderboard", "render", "--dir", str(board), "--out", str(out),
+                 "--figures", str(ROOT / "docs" / "figures")]) == 0
+    return out
+
+
+@pytest.fixture(scope="module")
+def page(site):
+    """The check page open in headless Chromium, with what it logged and requested."""
+    binary = require_tool("chromium", "install Debian's chromium package")
+    with sync_playwright() as driver:
+        browser = driver.chromium.launch(executable_path=binary, args=["--no-sandbox"])
+        tab = browser.new_page()
+        tab.problems, tab.requests = [], []
+        tab.on("console", lambda m: tab.problems.append(m.text) if m.type == "error" else None)
+        tab.on("pageerror", lambda e: tab.problems.append(str(e)))
+        tab.on("request", lambda r: tab.requests.append(r.url))
+        tab.goto((site / "check.html").as_uri())
+        tab.wait_for_selector("body[data-checker=ready]", timeout=20_000)
+        yield tab
+        browser.close()
+
+
+def _drop(tab, path: Path) -> dict:
+    tab.evaluate("document.getElementById('check-result').removeAttribute('data-verdict')")
+    tab.set_input_files("#check-file", str(path))
+    tab.wait_for_selector("#check-result[data-verdict]", timeout=30_000)
+    return json.loads(tab.get_attribute("#check-result", "data-verdict"))
+
+
+def _validate(files: list[Path]) -> list[dict]:
+    done = subprocess.run([str(ICGBENCH), "validate", "--json", *map(str, files)],
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode in (0, 1, 2), done.stderr
+    return json.loads(done.stdout)
+
+
+def test_the_page_agrees_with_icgbench_validate_on_every_file_of_the_corpus(page, tmp_path):
+    files = write_corpus(tmp_path / "corpus")
+    assert len(files) >= 50
+    expected = {Path(v["file"]).name: v for v in _validate(files)}
+    stages, disagree = set(), []
+    for path in files:
+        want, got = expected[path.name], _drop(page, path)
+        stages.add(want["stage"])
+        if (got["valid"], got["stage"]) != (want["valid"], want["stage"]):
+            disagree.append((path.name, got, want))
+        elif want["valid"]:
+            if [got[k] for k in ("variant", "seed", "tier", "blocks")] != [
+                    want[k] for k in ("variant", "seed", "tier", "blocks")]:
+                disagree.append((path.name, got, want))
+        elif path.name in OWN_WORDING or want["stage"] == "usage":
+            if not len(got["errors"]) == len(want["errors"]) == 1:
+                disagree.append((path.name, got, want))
+        elif got["errors"] != want["errors"]:
+            disagree.append((path.name, got["errors"], want["errors"]))
+    assert disagree == []
+    assert stages == {None, "parse", "size", "schema", "semantic", "usage"}
+    assert page.problems == []  # no script error, no CSP violation
+    assert all(url.startswith("file://") for url in page.requests)  # nothing fetched
+
+
+def test_a_file_dropped_on_the_page_is_checked(page, tmp_path):
+    """The drop zone, not only the file input: a drop event carrying a file."""
+    files = write_corpus(tmp_path / "corpus")
+    valid = next(p for p in files if p.name == "valid.json.gz")
+    page.evaluate("document.getElementById('check-result').removeAttribute('data-verdict')")
+    transfer = page.evaluate_handle(
+        """([name, bytes]) => { const t = new DataTransfer();
+        t.items.add(new File([new Uint8Array(bytes)], name)); return t; }""",
+        [valid.name, list(valid.read_bytes())])
+    page.dispatch_event("#check-zone", "drop", {"dataTransfer": transfer})
+    page.wait_for_selector("#check-result[data-verdict]", timeout=30_000)
+    verdict = json.loads(page.get_attribute("#check-result", "data-verdict"))
+    assert verdict["valid"] and verdict["file"] == "valid.json.gz"
+    assert page.inner_text("#check-result p").startswith("VALID valid.json.gz: linear_lowhet")
+
+
+def test_the_index_links_the_check_page_and_the_page_is_self_contained(site):
+    index = (site / "index.html").read_text()
+    assert 'href="check.html"' in index
+    html = (site / "check.html").read_text()
+    assert "fetch(" not in html and "XMLHttpRequest" not in html
+    assert "new Function" not in html and "eval(" not in html  # runs under script-src hashes
+
+
+def test_the_compiled_schema_validator_is_built_from_the_published_schema(tmp_path):
+    """submission_schema.js is what tools/ajv/build-checker.js makes of the schema today."""
+    node = require_tool("node", "install nodejs (make test does)")
+    if not (ROOT / "tools/ajv/node_modules/ajv/package.json").is_file():
+        pytest.fail("run `npm ci` in tools/ajv (make test does)")
+    out = tmp_path / "submission_schema.js"
+    subprocess.run([node, "build-checker.js", str(ROOT / "schemas/submission.schema.json"),
+                    str(out)], cwd=ROOT / "tools/ajv", check=True, timeout=120)
+    shipped = ROOT / "src/icgbench/leaderboard/templates/submission_schema.js"
+    assert out.read_bytes() == shipped.read_bytes(), (
+        "rebuild it: cd tools/ajv && node build-checker.js ../../schemas/submission.schema.json "
+        "../../src/icgbench/leaderboard/templates/submission_schema.js")
