@@ -309,3 +309,76 @@ def test_r_cmd_check_passes_without_errors_or_warnings(rscript, tmp_path):
     assert check.returncode == 0, output
     assert "ERROR" not in output and "WARNING" not in output, output
     assert "Status: OK" in output or "NOTE" in output, output
+
+
+BOARD_SCRIPT = """
+library(icgbench)
+args <- commandArgs(TRUE)
+release <- icg_release(Sys.getenv("ICGBENCH_ROOT"), "full")
+jobs <- utils::read.csv(args[1], colClasses = "character")
+num <- function(x) if (is.null(x) || is.na(x)) "NA" else sprintf("%.17g", x)
+truths <- list()
+for (i in seq_len(nrow(jobs))) {
+  job <- jobs[i, ]
+  cohort <- paste(job$variant, job$seed)
+  if (is.null(truths[[cohort]])) {
+    truths[[cohort]] <- icg_truth(release, job$variant, as.integer(job$seed))
+  }
+  k <- if (nzchar(job$k)) as.integer(job$k) else NULL
+  score <- icg_score(job$path, truths[[cohort]], structure_k = k)
+  for (task in names(score$tasks)) {
+    metrics <- score$tasks[[task]]$metrics
+    for (m in names(metrics)) cat(job$entry, task, m, num(metrics[[m]]), "\\n")
+  }
+  cat(job$entry, "summary composite", num(score$summary$composite), "\\n")
+  cat(job$entry, "summary overall", num(score$summary$overall), "\\n")
+  for (c in names(score$summary$normalized)) {
+    cat(job$entry, "summary", paste0("normalized_", c), num(score$summary$normalized[[c]]),
+        "\\n")
+  }
+}
+"""
+
+
+@pytest.mark.slow
+def test_r_regrades_every_entry_of_the_committed_board(rscript, library, tmp_path,
+                                                        full_tier_root):
+    """Each entry's stored submission, graded by the R package against the full tier (at
+    the structure K* its calibration entry fixed), gives the recorded scores to 1e-12."""
+    from icgbench.data import tier_descriptor
+    from icgbench.leaderboard.board import known_k
+    from icgbench.leaderboard.store import load_board
+
+    entries = load_board(ROOT / "leaderboard", new_tier=None).entries
+    known = known_k(entries)
+    calibration = tier_descriptor("full").calibration_cohort
+    jobs = tmp_path / "jobs.csv"
+    with jobs.open("w") as out:
+        out.write("entry,path,variant,seed,k\n")
+        for i, e in enumerate(entries):
+            k = "" if (e.variant_name, e.seed) == calibration or "structure_recovery" not in \
+                e.scores else str(known[(e.model_name, e.package_version, *calibration)])
+            out.write(f"{i},{ROOT / 'leaderboard' / e.submission_path},{e.variant_name},"
+                      f"{e.seed},{k}\n")
+    lines = _r(rscript, library, BOARD_SCRIPT, str(jobs)).stdout.splitlines()
+    found = {}
+    for line in lines:
+        entry, task, metric, value = line.split()
+        found[(int(entry), task, metric)] = None if value == "NA" else float(value)
+    largest, compared, differ = 0.0, 0, []
+    for i, e in enumerate(entries):
+        for task, metrics in e.scores.items():
+            for metric, recorded in metrics.items():
+                mine = found.get((i, task, metric), "missing")
+                compared += 1
+                if recorded is None or mine is None or mine == "missing":
+                    if mine != recorded:
+                        differ.append(f"{e.label} {task}.{metric}: R {mine}, board {recorded}")
+                    continue
+                largest = max(largest, abs(mine - recorded))
+                if abs(mine - recorded) > 1e-12:
+                    differ.append(f"{e.label} {task}.{metric}: R {mine!r}, board {recorded!r}")
+    print(f"R re-graded {len(entries)} entries, {compared} recorded scores; largest absolute "
+          f"difference {largest:.3g}")
+    assert differ == []
+    assert len(entries) >= 300 and compared > 1000
