@@ -455,7 +455,7 @@ def test_verify_names_the_field_and_the_cause_of_each_discrepancy(tmp_path, boar
     code, text = run(capsys, "verify", copy, "--tier", "small")
     assert code == 1
     assert (f"MISMATCH {first.label}: submission recorded 'valid', recomputed "
-            "\"$: 'schema_version' is a required property") in text
+            "'/: \"schema_version\" is required") in text
     stored.unlink()
     code, text = run(capsys, "verify", copy, "--tier", "small")
     assert code == 1

@@ -32,7 +32,7 @@ def _rowwise(doc: dict) -> dict:
 def test_a_row_wise_block_is_named_columnar_not_quoted():
     errors = _errors(_rowwise(template()))
     assert errors == [e for e in errors if len(e) <= LIMIT]
-    assert any(e.startswith("$.risk_prediction: an array of 400 row objects, but blocks are "
+    assert any(e.startswith("/risk_prediction: an array of 400 row objects, but blocks are "
                             "columnar") for e in errors), errors
     assert not any("TE000001" in e for e in errors)
 
@@ -43,7 +43,7 @@ def test_a_boxed_scalar_is_told_to_unbox(field, value):
     doc = template()
     doc[field] = value
     (error,) = _errors(doc)
-    assert error.startswith(f"$.{field}: ")
+    assert error.startswith(f"/{field}: ")
     assert "one-element array where a single value is expected: unbox scalars" in error
 
 
@@ -51,7 +51,7 @@ def test_a_tier_mismatch_is_reported_against_the_tier():
     doc = template()
     doc["tier"] = "full"
     (error,) = _errors(doc)
-    assert error.startswith("$.tier: 'full' has no cohort (linear_lowhet, seed 0) but the "
+    assert error.startswith('/tier: "full" has no cohort (linear_lowhet, seed 0) but the '
                             "small tier has")
 
 
@@ -82,7 +82,7 @@ def test_validate_reports_each_of_several_files(tmp_path, capsys):
     assert main(["validate", str(good), str(boxed)]) == 1
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith(f"VALID {good}")
-    assert out[1] == f"INVALID {boxed} (schema):"
+    assert out[1] == f"INVALID {boxed} (schema): 1 problem"
     assert out[-1] == "1 of 2 files valid"
     assert main(["validate", str(good), str(missing)]) == 2
     assert f"ERROR {missing}: no such file" in capsys.readouterr().out

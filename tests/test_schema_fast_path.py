@@ -96,12 +96,13 @@ def mutate(doc, draw):
 
 
 def _same_verdict(doc) -> None:
+    """The same verdict, the same first messages in document order and the same count."""
     full = VALIDATOR.is_valid(doc)
     assert is_valid(doc, SCHEMA, fast=True) == full
-    fast_messages = set(schema_errors(doc, SCHEMA, max_errors=10_000))
-    full_messages = set(schema_errors(doc, SCHEMA, max_errors=10_000, fast=False))
-    assert fast_messages <= full_messages
-    assert bool(fast_messages) == (not full)
+    for listed in (1, 5, 10_000):
+        fast = schema_errors(doc, SCHEMA, max_errors=listed)
+        assert fast == schema_errors(doc, SCHEMA, max_errors=listed, fast=False)
+    assert (fast[1] == 0) == full
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow,
@@ -126,9 +127,25 @@ def test_long_arrays_are_actually_shortened():
     doc["risk_prediction"]["proba"][700] = 2.0
     reduced, maps = reduce_document(doc, SCHEMA)
     assert len(reduced["risk_prediction"]["subject_id"]) == 1
-    assert maps[("risk_prediction", "proba")] == [0, 700]
-    assert schema_errors(doc, SCHEMA) == [
-        "$.risk_prediction.proba[700]: 2.0 is greater than the maximum of 1"]
+    assert maps[("risk_prediction", "proba")].kept == [0, 700]
+    assert schema_errors(doc, SCHEMA) == (
+        ["/risk_prediction/proba/700: 2 is greater than the maximum of 1"], 1)
+
+
+def test_every_error_of_a_long_array_is_counted_and_the_first_are_listed():
+    doc = copy.deepcopy(HEADER)
+    ids = [f"TE{i:06d}" for i in range(1, 401)]
+    doc["risk_prediction"] = {"subject_id": list(range(400)), "proba": [1.5] * 400}
+    lines, count = schema_errors(doc, SCHEMA)
+    assert count == 800 and len(lines) == 6
+    assert lines[:2] == ["/risk_prediction/subject_id/0: 0 is not of type string",
+                         "/risk_prediction/subject_id/1: 1 is not of type string"]
+    assert lines[-1] == "... and 795 more (800 in all)"
+    doc["risk_prediction"]["subject_id"] = ids
+    assert schema_errors(doc, SCHEMA, max_errors=2)[0] == [
+        "/risk_prediction/proba/0: 1.5 is greater than the maximum of 1",
+        "/risk_prediction/proba/1: 1.5 is greater than the maximum of 1",
+        "... and 398 more (400 in all)"]
 
 
 def test_python_newline_semantics_of_pattern_are_kept():
@@ -178,9 +195,10 @@ def test_the_vectorised_path_agrees_on_every_item_rule(field, value, position):
     expected = sorted(f"{'.'.join(map(str, e.absolute_path))}" for e in
                       Draft7Validator(EDGE_SCHEMA).iter_errors(doc))
     assert is_valid(doc, EDGE_SCHEMA) == (not expected) == is_valid(doc, EDGE_SCHEMA, False)
-    lines = schema_errors(doc, EDGE_SCHEMA)
-    assert len(lines) == len(expected)
-    assert all(line.startswith(f"$.{field}[{position}]") for line in lines), lines
+    lines, count = schema_errors(doc, EDGE_SCHEMA)
+    assert count == len(lines) == len(expected)
+    assert all(line.startswith(f"/{field}/{position}:") for line in lines), lines
+    assert (lines, count) == schema_errors(doc, EDGE_SCHEMA, fast=False)
 
 
 NESTED_SCHEMA = {
@@ -202,7 +220,7 @@ def test_the_vectorised_path_keeps_min_items_and_follows_additional_properties(l
     if length >= 20:  # long enough to shorten, never below minItems
         assert len(reduced["any_name"]) >= 20 and ("any_name",) in maps
     if bad_at is not None:
-        assert schema_errors(doc, NESTED_SCHEMA)[0].startswith(f"$.any_name[{bad_at}]")
+        assert schema_errors(doc, NESTED_SCHEMA)[0][0].startswith(f"/any_name/{bad_at}:")
 
 
 @pytest.mark.parametrize(("array_schema", "values"), [

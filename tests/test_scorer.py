@@ -115,9 +115,9 @@ def test_schema_errors_name_the_json_path():
     doc["latent_recovery"]["states"]["DNA_adducts"][3] = "x"
     doc["bogus"] = 1
     errors = errors_of(doc)
-    assert "$: unknown key(s) not allowed ('bogus' was unexpected)" in errors
-    assert "$.risk_prediction.proba[17]: 1.5 is greater than the maximum of 1" in errors
-    assert "$.latent_recovery.states.DNA_adducts[3]: 'x' is not of type 'number'" in errors
+    assert errors == ['/: unknown key(s) not allowed: "bogus"',
+                      "/risk_prediction/proba/17: 1.5 is greater than the maximum of 1",
+                      '/latent_recovery/states/DNA_adducts/3: "x" is not of type number']
 
 
 def test_no_block_is_one_clear_error():
@@ -125,7 +125,7 @@ def test_no_block_is_one_clear_error():
     for block in ("risk_prediction", "latent_recovery", "intervention_conformity",
                   "cross_host_generalization", "structure_recovery"):
         del doc[block]
-    assert errors_of(doc) == ["$: at least one task block is required (risk_prediction, "
+    assert errors_of(doc) == ["/: at least one task block is required (risk_prediction, "
                               "latent_recovery, intervention_conformity, "
                               "cross_host_generalization, structure_recovery)"]
 
@@ -172,7 +172,7 @@ def test_overflowing_number_is_not_finite():
     text = json.dumps(template()).replace('"DNA_adducts": [', '"DNA_adducts": [1e999, ', 1)
     text = text.replace('"ROS": [', '"ROS": [1, ', 1)
     errors = errors_of(text.encode())
-    assert any("$.latent_recovery.states.DNA_adducts[0]: number is not finite" in e
+    assert any("/latent_recovery/states/DNA_adducts/0: number is not finite" in e
                for e in errors), errors
 
 
@@ -199,13 +199,13 @@ def test_parallel_arrays_must_have_equal_lengths():
     doc = template()
     doc["intervention_conformity"]["interventions"]["do_repair_inhibition"].pop()
     errors = errors_of(doc)
-    assert any(e.startswith("$.intervention_conformity: parallel arrays differ in length")
-               and "interventions.do_repair_inhibition has 399" in e for e in errors), errors
+    assert any(e.startswith("/intervention_conformity: parallel arrays differ in length")
+               and "/interventions/do_repair_inhibition has 399" in e for e in errors), errors
 
 
 @pytest.mark.parametrize("field, value, message", [
-    ("variant_hash", "0123456789ab", "is not the hash of variant 'linear_lowhet'"),
-    ("data_version", "9.9.9", "$.data_version: '9.9.9' is not the release's version '5.0.0' "
+    ("variant_hash", "0123456789ab", 'is not the hash of variant "linear_lowhet"'),
+    ("data_version", "9.9.9", '/data_version: "9.9.9" is not the release\'s version "5.0.0" '
      "(download or build release 9.9.9, or refit on this one)"),
     ("seed", 5, "has no cohort (linear_lowhet, seed 5)"),
 ])
@@ -241,7 +241,7 @@ def test_cli_exit_codes(tmp_path, capsys):
     assert main(["validate", str(good)]) == 0
     assert "VALID" in capsys.readouterr().out
     assert main(["validate", str(bad)]) == 1
-    assert "$.risk_prediction.proba[0]: -1 is less than the minimum of 0" in (
+    assert "/risk_prediction/proba/0: -1 is less than the minimum of 0" in (
         capsys.readouterr().out)
     assert main(["validate", str(tmp_path / "missing.json")]) == 2
     assert main(["score", str(good)]) == 0
@@ -260,7 +260,7 @@ def test_cli_json_output_is_only_json(tmp_path):
     assert result.returncode == 1
     out = json.loads(result.stdout)
     assert out["valid"] is False and out["stage"] == "schema"
-    assert out["errors"] == ["$: 'model' is a required property"]
+    assert out["errors"] == ['/: "model" is required'] and out["count"] == 1
     good = write(tmp_path, template(), "good.json")
     result = subprocess.run([sys.executable, "-m", "icgbench", "score", "--json", str(good),
                              "--out", str(tmp_path / "r.json")],
@@ -292,7 +292,7 @@ def test_a_block_no_task_can_grade_is_invalid():
                   "structure_recovery"):
         del doc[block]
     assert errors_of(doc) == [
-        "$.cross_host_generalization: no task can grade this block without risk_prediction "
+        "/cross_host_generalization: no task can grade this block without risk_prediction "
         "(cross_host_generalization needs it)"]
 
 
@@ -311,7 +311,7 @@ def test_a_repeated_edge_names_its_position_and_the_first_entry():
     for key in ("source", "target", "score"):
         block[key].insert(5, block[key][2])
     errors = errors_of(doc)
-    assert any(e.startswith("$.structure_recovery.source[5]: edge ") and "repeats entry 2" in e
+    assert any(e.startswith("/structure_recovery/source/5: edge ") and "repeats entry 2" in e
                for e in errors), errors
 
 
@@ -330,7 +330,7 @@ def test_a_file_over_the_limit_is_invalid_for_its_size(tmp_path):
     with pytest.raises(SubmissionInvalid) as caught:
         read_file(path, max_bytes=100)
     assert caught.value.stage == "size"
-    assert caught.value.errors == ["$: file is over the limit of 100 bytes"]
+    assert caught.value.errors == ["/: file is over the limit of 100 bytes"]
 
 
 def test_the_release_root_given_is_the_one_graded_against(tmp_path):
@@ -374,7 +374,7 @@ def test_a_parsed_document_is_hashed_as_its_json_text():
 def test_a_parsed_document_holding_nan_is_not_json():
     doc = template()
     doc["risk_prediction"]["proba"][0] = float("nan")
-    assert errors_of(doc)[0].startswith("$: not a JSON document (")
+    assert errors_of(doc)[0].startswith("/: not a JSON document (")
 
 
 def test_each_stage_names_itself():

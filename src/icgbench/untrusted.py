@@ -248,8 +248,13 @@ def read_json(data: bytes, max_bytes: int, *, max_string: int | None = None,
     return loads(data, max_memory=budget, max_string=max_string)
 
 
+#: What a NaN or Infinity literal is told (scorer.messages shows the same words).
+CONSTANT_MESSAGE = ("{name} is not valid JSON: every number must be finite (R: replace NA and "
+                    "NaN before writing, or leave the value's block out)")
+
+
 def _reject_constant(name: str) -> Any:
-    raise InputProblem(f"{name} is not valid JSON (use a finite number or null)")
+    raise InputProblem(CONSTANT_MESSAGE.format(name=name))
 
 
 def _members(max_string: int | None) -> Any:

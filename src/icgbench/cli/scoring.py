@@ -17,6 +17,7 @@ from icgbench.cli._common import (
 )
 from icgbench.errors import UserError
 from icgbench.release.tiers import TIERS
+from icgbench.scorer.messages import DEFAULT_MAX_ERRORS
 from icgbench.scorer.parse import DEFAULT_MAX_BYTES
 from icgbench.tasks.intervention_conformity import RESPONSIVE_THRESHOLD
 
@@ -75,16 +76,22 @@ def _common(p: argparse.ArgumentParser, file: bool = True) -> None:
     p.add_argument("--release", type=Path, default=None, metavar="DIR",
                    help="release folder to grade against (default: the located release; for "
                    "a cohort simulated on the fly by `bench run`, its OUTDIR/cohort)")
+    p.add_argument("--max-errors", type=positive_int, default=DEFAULT_MAX_ERRORS,
+                   metavar="N", help="list at most N problems per file, in document order, "
+                   f"then how many there are in all (default {DEFAULT_MAX_ERRORS})")
     p.add_argument("--json", action="store_true", help="print only machine-readable JSON "
                    "(validate: one object per file, an array when several files are given)")
 
 
 def _invalid_verdict(file: Path, exc: SubmissionInvalid) -> dict[str, Any]:
-    return {"file": str(file), "valid": False, "stage": exc.stage, "errors": exc.errors}
+    return {"file": str(file), "valid": False, "stage": exc.stage, "count": exc.count,
+            "errors": exc.errors}
 
 
 def _print_invalid(verdict: dict[str, Any]) -> None:
-    print(f"INVALID {verdict['file']} ({verdict['stage']}):")
+    count = verdict["count"]
+    print(f"INVALID {verdict['file']} ({verdict['stage']}): {count} "
+          f"problem{'s' if count != 1 else ''}")
     for line in verdict["errors"]:
         print(f"  {line}")
 
@@ -103,15 +110,16 @@ def _verdict(file: Path, args: argparse.Namespace, several: bool) -> tuple[int, 
     from icgbench.scorer import SubmissionInvalid, validate
 
     try:
-        v = validate(file, tier=args.tier, root=args.release, max_bytes=args.max_bytes)
+        v = validate(file, tier=args.tier, root=args.release, max_bytes=args.max_bytes,
+                     max_errors=args.max_errors)
     except SubmissionInvalid as exc:
         return 1, _invalid_verdict(file, exc)
     except UserError as exc:
         if not several:
             raise
         return exc.exit_code, {"file": str(file), "valid": False, "stage": "usage",
-                               "errors": [str(exc)]}
-    return 0, {"file": str(file), "valid": True, "stage": None, "errors": [],
+                               "count": 1, "errors": [str(exc)]}
+    return 0, {"file": str(file), "valid": True, "stage": None, "count": 0, "errors": [],
                "variant": v.document["variant"], "seed": v.document["seed"],
                "tier": v.document["tier"], "blocks": sorted(v.blocks)}
 
@@ -154,7 +162,8 @@ def run_score(args: argparse.Namespace) -> int:
     try:
         report = score(args.file, tier=args.tier, root=args.release, max_bytes=args.max_bytes,
                        structure_k=args.structure_k,
-                       responsive_threshold=args.responsive_threshold)
+                       responsive_threshold=args.responsive_threshold,
+                       max_errors=args.max_errors)
     except SubmissionInvalid as exc:
         return _invalid(args, exc)
     write_text(out, report.to_json(),

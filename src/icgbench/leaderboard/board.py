@@ -79,7 +79,7 @@ def calibration_k(v: Validated, known: KnownK) -> int | None:
     if (doc["variant"], doc["seed"]) == (variant, seed):
         if declared is not None:
             raise InvalidInputError(
-                f"$.structure_recovery.k is {declared}, but on the calibration cohort "
+                f"/structure_recovery/k is {declared}, but on the calibration cohort "
                 f"({variant}, seed {seed}) K* is chosen by the protocol (the K of highest "
                 "directed F1); leave k out of this file")
         return None
@@ -90,7 +90,7 @@ def calibration_k(v: Validated, known: KnownK) -> int | None:
             f"({variant}, seed {seed}): add {doc['model']['name']} {doc['model']['version']}'s "
             "submission for that cohort first")
     if declared is not None and declared != k_star:
-        raise InvalidInputError(f"$.structure_recovery.k is {declared}, but this model's K* "
+        raise InvalidInputError(f"/structure_recovery/k is {declared}, but this model's K* "
                                 f"from its calibration-cohort entry is {k_star}")
     return k_star
 

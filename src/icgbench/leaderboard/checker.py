@@ -21,15 +21,9 @@ from icgbench import contract
 from icgbench.errors import InvalidInputError, UsageError
 from icgbench.generator.variants import get_variant, variant_names
 from icgbench.release.tiers import SEALED, TIERS, UNFROZEN_NAME, get_tier
-from icgbench.scorer.messages import MESSAGES
+from icgbench.scorer.messages import DEFAULT_MAX_ERRORS, KEYWORD_ORDER, MESSAGES, SHOWN_VALUE
 from icgbench.scorer.parse import DEFAULT_MAX_BYTES, MAX_STRING_CHARS
 from icgbench.scorer.pipeline import task_blocks
-from icgbench.scorer.schema_check import (
-    DEFAULT_MAX_ERRORS,
-    KEEP_FAILURES,
-    MAX_MESSAGE,
-    REDUCE_FROM,
-)
 from icgbench.scorer.semantic import SHOW
 from icgbench.tasks import TASKS
 from icgbench.tasks.blocks import BLOCK_SPLITS
@@ -84,8 +78,8 @@ def checker_facts() -> dict[str, Any]:
     return {
         "messages": MESSAGES,
         "limits": {"max_bytes": DEFAULT_MAX_BYTES, "max_string": MAX_STRING_CHARS,
-                   "max_errors": DEFAULT_MAX_ERRORS, "reduce_from": REDUCE_FROM,
-                   "keep_failures": KEEP_FAILURES, "max_message": MAX_MESSAGE, "show": SHOW},
+                   "max_errors": DEFAULT_MAX_ERRORS, "shown_value": SHOWN_VALUE, "show": SHOW},
+        "keyword_order": list(KEYWORD_ORDER),
         "schema": contract.json_schema("submission"),
         "task_blocks": task_blocks(),
         "tasks": [[name, list(task.blocks)] for name, task in TASKS.items()],

@@ -8,11 +8,13 @@ from icgbench.errors import InvalidInputError
 class SubmissionInvalid(InvalidInputError):
     """A submission that fails parsing, the JSON Schema or the semantic checks (exit 1).
 
-    ``errors`` holds one ``$.path: message`` line per problem, most relevant first.
+    ``errors`` lists ``POINTER: message`` lines in document order (the first few, then a
+    line saying how many more); ``count`` is how many problems were found in all.
     """
 
-    def __init__(self, errors: list[str], stage: str) -> None:
+    def __init__(self, errors: list[str], stage: str, count: int | None = None) -> None:
         self.errors = errors
         self.stage = stage
+        self.count = len(errors) if count is None else count
         shown = "\n  ".join(errors)
         super().__init__(f"invalid submission ({stage}):\n  {shown}")

@@ -29,7 +29,7 @@ GZIP_MAGIC = untrusted.GZIP_MAGIC
 
 
 def _invalid(problem: untrusted.InputProblem) -> SubmissionInvalid:
-    return SubmissionInvalid([f"$: {problem}"], problem.kind)
+    return SubmissionInvalid([f"/: {problem}"], problem.kind)
 
 
 def read_file(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
@@ -41,7 +41,7 @@ def read_file(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
     except untrusted.InputProblem as problem:
         if problem.kind == "type":
             raise UsageError(str(problem)) from None
-        raise SubmissionInvalid([f"$: file is over the limit of {max_bytes} bytes"],
+        raise SubmissionInvalid([f"/: file is over the limit of {max_bytes} bytes"],
                                 "size") from None
 
 

@@ -16,9 +16,9 @@ from icgbench.release.tiers import TIERS, UNFROZEN_NAME, UNFROZEN_NOTICE
 from icgbench.scorer import parse, semantic
 from icgbench.scorer.columns import Columns
 from icgbench.scorer.errors import SubmissionInvalid
-from icgbench.scorer.messages import message
+from icgbench.scorer.messages import DEFAULT_MAX_ERRORS, line, listed, message
 from icgbench.scorer.report import ScoreReport, build_report
-from icgbench.scorer.schema_check import DEFAULT_MAX_ERRORS, schema_errors
+from icgbench.scorer.schema_check import schema_errors
 from icgbench.scorer.truth import LoadedTruth, load_truth, public_truth
 from icgbench.tasks import TASKS
 from icgbench.tasks.summary import normalized_scores, score_summary
@@ -53,11 +53,13 @@ def _load(source: str | Path | dict[str, Any] | bytes, max_bytes: int
         try:
             data = json.dumps(source, allow_nan=False).encode()
         except (ValueError, TypeError, UnicodeEncodeError) as exc:
-            raise SubmissionInvalid([f"$: not a JSON document ({exc})"], "parse") from None
+            raise SubmissionInvalid([line((), f"not a JSON document ({exc})")],
+                                    "parse") from None
         return dict(source), "sha256:" + hashlib.sha256(data).hexdigest(), len(data), None
     if isinstance(source, bytes):
         if len(source) > max_bytes:
-            raise SubmissionInvalid([f"$: {len(source)} bytes, over the limit of {max_bytes}"],
+            raise SubmissionInvalid([line((), f"{len(source)} bytes, over the limit of "
+                                          f"{max_bytes}")],
                                     "size")
         file_bytes, path = source, None
     else:
@@ -81,14 +83,15 @@ def validate(source: str | Path | dict[str, Any] | bytes, *, tier: str | None = 
     t1 = time.perf_counter()
     log.info("read the submission%s (%d bytes)", f" {path}" if path else "", size)
     cache = Columns()
-    errors = schema_errors(doc, contract.json_schema("submission"), max_errors, cache=cache)
+    errors, count = schema_errors(doc, contract.json_schema("submission"), max_errors,
+                                  cache=cache)
     if errors:
-        raise SubmissionInvalid(errors, "schema")
+        raise SubmissionInvalid(errors, "schema", count)
     semantic.normalise_integers(doc)
     log.info("the JSON Schema holds (%s seed %s, %s tier)", doc["variant"], doc["seed"],
              doc["tier"])
     if frozen_only and doc["tier"] == UNFROZEN_NAME:
-        raise SubmissionInvalid([f"$.tier: {UNFROZEN_NAME!r} is {UNFROZEN_NOTICE}; the "
+        raise SubmissionInvalid([f"/tier: \"{UNFROZEN_NAME}\" is {UNFROZEN_NOTICE}; the "
                                  "leaderboard takes submissions for the frozen release only "
                                  f"(tiers {', '.join(TIERS)})"], "semantic")
     t2 = time.perf_counter()
@@ -97,7 +100,8 @@ def validate(source: str | Path | dict[str, Any] | bytes, *, tier: str | None = 
     d = tier_descriptor(doc["tier"], root) if descriptor is None else descriptor
     errors = semantic.header_errors(doc, d)
     if errors:
-        raise SubmissionInvalid(errors, "semantic")
+        raise SubmissionInvalid(listed(errors, len(errors), max_errors), "semantic",
+                                len(errors))
     present = {name for name in task_blocks() if name in doc}
     needed = tuple(dict.fromkeys(t for task in TASKS.values()
                                  if set(task.blocks) <= present for t in task.truth_tables))
@@ -111,12 +115,13 @@ def validate(source: str | Path | dict[str, Any] | bytes, *, tier: str | None = 
         loaded = load_truth(d, doc["variant"], doc["seed"], needed)
     t3 = time.perf_counter()
     log.info("loaded the hash-checked truth: %s", ", ".join(needed) or "none")
-    blocks = {name: doc[name] for name in task_blocks() if name in doc}
-    errors = incomplete_task_errors(set(blocks))
+    blocks = {name: doc[name] for name in doc if name in task_blocks()}  # document order
+    errors = incomplete_task_errors(list(blocks))
     errors += [e for name, block in blocks.items()
                for e in semantic.block_errors(name, block, loaded.truth, cache)]
     if errors:
-        raise SubmissionInvalid(errors[:max_errors], "semantic")
+        raise SubmissionInvalid(listed(errors, len(errors), max_errors), "semantic",
+                                len(errors))
     aligned = {name: semantic.align(name, block, loaded.truth, cache)
                for name, block in blocks.items()}
     t4 = time.perf_counter()
@@ -154,15 +159,16 @@ def _on_half(v: Validated, half: str) -> Validated:
     return replace(v, truth=truth, blocks=blocks)
 
 
-def incomplete_task_errors(present: set[str]) -> list[str]:
-    """A block no task can grade, because a task's other blocks are missing."""
-    out = []
-    for block in sorted(present):
+def incomplete_task_errors(present: list[str]) -> list[str]:
+    """A block no task can grade, because a task's other blocks are missing (in the order
+    of ``present``)."""
+    out, have = [], set(present)
+    for block in present:
         users = [t for t in TASKS.values() if block in t.blocks]
-        if users and not any(set(t.blocks) <= present for t in users):
-            needs = sorted({b for t in users for b in t.blocks} - present)
-            out.append(message("incomplete_task", block=block, needs=", ".join(needs),
-                               users=", ".join(t.name for t in users)))
+        if users and not any(set(t.blocks) <= have for t in users):
+            needs = sorted({b for t in users for b in t.blocks} - have)
+            out.append(line((block,), message("incomplete_task", needs=", ".join(needs),
+                                              users=", ".join(t.name for t in users))))
     return out
 
 
@@ -174,8 +180,8 @@ def task_blocks() -> list[str]:
 
 def score(source: str | Path | dict[str, Any] | bytes, *, tier: str | None = None,
           root: Path | None = None, max_bytes: int = parse.DEFAULT_MAX_BYTES,
-          structure_k: int | None = None, responsive_threshold: float | None = None
-          ) -> ScoreReport:
+          structure_k: int | None = None, responsive_threshold: float | None = None,
+          max_errors: int = DEFAULT_MAX_ERRORS) -> ScoreReport:
     """Validate and grade a submission (a path, a parsed dict or raw bytes).
 
     ``structure_k`` grades structure_recovery at that K (a model's calibrated K*);
@@ -183,7 +189,7 @@ def score(source: str | Path | dict[str, Any] | bytes, *, tier: str | None = Non
     (the report records the value; the leaderboard always grades at the default).
     """
     start = time.perf_counter()
-    v = validate(source, tier=tier, root=root, max_bytes=max_bytes)
+    v = validate(source, tier=tier, root=root, max_bytes=max_bytes, max_errors=max_errors)
     return grade(v, structure_k, start, responsive_threshold)
 
 

@@ -11,25 +11,34 @@ positions. A hypothesis test compares the two on thousands of generated document
 
 from __future__ import annotations
 
-import itertools
+import ast
 import re
-from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pyarrow.compute as pc
 from jsonschema import Draft7Validator
-from jsonschema.exceptions import ValidationError, relevance
+from jsonschema.exceptions import ValidationError
 
 from icgbench.arrow import strings, to_numpy
 from icgbench.scorer.columns import Columns
-from icgbench.scorer.messages import message
+from icgbench.scorer.messages import (
+    DEFAULT_MAX_ERRORS,
+    KEYWORD_ORDER,
+    js_number,
+    json_string,
+    json_text,
+    line,
+    listed,
+    message,
+    shown,
+)
 
 #: Arrays at least this long are checked vectorised and shortened.
 REDUCE_FROM = 16
-#: Failing elements kept per array in the shortened document.
-KEEP_FAILURES = 5
-DEFAULT_MAX_ERRORS = 20
+#: Failing elements kept per array in the shortened document (at least as many as listed).
+KEEP_FAILURES = DEFAULT_MAX_ERRORS
 _SIMPLE_ITEM_KEYS = {"type", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
                      "pattern", "minLength", "maxLength", "enum", "description"}
 _SIMPLE_ARRAY_KEYS = {"type", "items", "minItems", "description"}
@@ -71,86 +80,109 @@ def _reducible(array_schema: dict[str, Any], root: dict[str, Any]) -> dict[str, 
     return items
 
 
-def _first_failures(values: list[Any], types: tuple[type, ...]) -> np.ndarray:
-    """Indices of the first elements not of ``types`` (as many as a report keeps)."""
-    bad = (i for i, v in enumerate(values) if type(v) not in types)
-    return np.fromiter(itertools.islice(bad, KEEP_FAILURES), dtype=np.int64)
+Failing = tuple[np.ndarray, int]  # (indices of failing elements, errors among them)
 
 
-def _failing_numbers(values: list[Any], items: dict[str, Any], cache: Columns
-                     ) -> np.ndarray | None:
-    """Indices of failing elements, or None when the fast path cannot decide."""
-    types = set(map(type, values))
-    if not types <= {int, float}:
-        return _first_failures(values, (int, float))
+def _per_element(bad: np.ndarray, items: dict[str, Any], original: dict[str, Any],
+                 checks: dict[str, np.ndarray]) -> Failing:
+    """(failing indices, error count): each keyword of the item schema that fails an element
+    is one error, as a validator reports it; ``checks`` maps keyword -> its failures."""
+    count = sum(int(mask.sum()) for keyword, mask in checks.items() if keyword in original)
+    return np.flatnonzero(bad), count
+
+
+def _failing_numbers(values: list[Any], items: dict[str, Any], original: dict[str, Any],
+                     cache: Columns) -> Failing | None:
+    """Failing elements of a number array, or None when the fast path cannot decide."""
+    is_number = np.fromiter((type(v) in (int, float) for v in values), dtype=bool,
+                            count=len(values))
+    numbers = [v for v, ok in zip(values, is_number, strict=True) if ok]
     try:
-        x = cache.numbers(values)
+        x = np.full(len(values), 0.0)
+        x[is_number] = cache.numbers(numbers) if numbers else []
     except (OverflowError, ValueError):
         return None
-    if int in types and np.any(np.abs(x) >= 2.0**53):
+    if any(type(v) is int for v in numbers) and np.any(np.abs(x) >= 2.0**53):
         return None  # large integers: let jsonschema compare them exactly
-    bad = np.zeros(len(x), dtype=bool)
+    checks = {"type": ~is_number}
     if items["type"] == "integer":
-        bad |= ~np.isfinite(x) | (np.floor(x) != x)
-    if "minimum" in items:
-        bad |= x < items["minimum"]
-    if "maximum" in items:
-        bad |= x > items["maximum"]
-    if "exclusiveMinimum" in items:
-        bad |= x <= items["exclusiveMinimum"]
-    if "exclusiveMaximum" in items:
-        bad |= x >= items["exclusiveMaximum"]
-    bad |= np.isnan(x) & (("minimum" in items) | ("maximum" in items))
-    return np.flatnonzero(bad)
+        checks["type"] = checks["type"] | (is_number & (~np.isfinite(x) | (np.floor(x) != x)))
+    for keyword, fails in (("minimum", lambda lim: x < lim), ("maximum", lambda lim: x > lim),
+                           ("exclusiveMinimum", lambda lim: x <= lim),
+                           ("exclusiveMaximum", lambda lim: x >= lim)):
+        if keyword in items:
+            checks[keyword] = is_number & fails(items[keyword])
+    bad = np.logical_or.reduce(list(checks.values()))
+    return _per_element(bad, items, original, checks)
 
 
-def _failing_strings(values: list[Any], items: dict[str, Any], cache: Columns
-                     ) -> np.ndarray | None:
-    if set(map(type, values)) != {str}:
-        return _first_failures(values, (str,))
+def _failing_strings(values: list[Any], items: dict[str, Any], original: dict[str, Any],
+                     cache: Columns) -> Failing | None:
+    is_string = np.fromiter((type(v) is str for v in values), dtype=bool, count=len(values))
+    strings_only = [v for v, ok in zip(values, is_string, strict=True) if ok]
     try:
-        array = cache.strings(values)
+        array = cache.strings(strings_only) if strings_only else None
     except UnicodeEncodeError:  # a lone surrogate: leave the array to jsonschema
         return None
-    bad = np.zeros(len(values), dtype=bool)
-    if "minLength" in items or "maxLength" in items:
+    checks = {"type": ~is_string}
+
+    def spread(mask: np.ndarray) -> np.ndarray:
+        out = np.zeros(len(values), dtype=bool)
+        out[is_string] = mask
+        return out
+
+    if array is not None and ("minLength" in items or "maxLength" in items):
         lengths = to_numpy(pc.utf8_length(array))
         if "minLength" in items:
-            bad |= lengths < items["minLength"]
+            checks["minLength"] = spread(lengths < items["minLength"])
         if "maxLength" in items:
-            bad |= lengths > items["maxLength"]
+            checks["maxLength"] = spread(lengths > items["maxLength"])
     if "enum" in items:
-        bad |= ~to_numpy(pc.is_in(array, value_set=strings(items["enum"])))
+        member = spread(to_numpy(pc.is_in(array, value_set=strings(items["enum"])))
+                        if array is not None else np.zeros(0, dtype=bool))
+        checks["enum"] = ~member
     pattern = items.get("pattern")
-    if pattern is not None:
+    if pattern is not None and array is not None:
         matched = to_numpy(pc.match_substring_regex(array, pattern)).copy()
         newline = to_numpy(pc.match_substring(array, "\n"))
         for i in np.flatnonzero(newline):  # Python's $ also matches before a final newline
-            matched[i] = re.search(pattern, values[i]) is not None
-        bad |= ~matched
-    return np.flatnonzero(bad)
+            matched[i] = re.search(pattern, strings_only[i]) is not None
+        checks["pattern"] = spread(~matched)
+    bad = np.logical_or.reduce(list(checks.values()))
+    return _per_element(bad, items, original, checks)
 
 
 def _reduce_array(values: list[Any], array_schema: dict[str, Any], items: dict[str, Any],
-                  cache: Columns) -> tuple[list[Any], list[int]] | None:
-    """(shortened array, original index of each kept element), or None to keep it whole."""
+                  root: dict[str, Any], cache: Columns, keep_failures: int
+                  ) -> tuple[list[Any], list[int], int] | None:
+    """(shortened array, original index of each kept element, errors in the whole array),
+    or None to keep it whole. The first ``keep_failures`` failing elements are kept."""
     if len(values) < max(REDUCE_FROM, array_schema.get("minItems", 0)):
         return None
+    original = _resolve(array_schema.get("items", {}), root)
     check = _failing_numbers if items["type"] in ("number", "integer") else _failing_strings
-    failing = check(values, items, cache)
-    if failing is None:
+    found = check(values, items, original, cache)
+    if found is None:
         return None
-    keep = sorted(set(range(max(1, array_schema.get("minItems", 1))))
-                  | set(failing[:KEEP_FAILURES].tolist()))
-    if len(failing) == 0:
-        keep = keep[: max(1, array_schema.get("minItems", 1))]
-    return [values[i] for i in keep], keep
+    failing, count = found
+    first = max(1, array_schema.get("minItems", 1))
+    keep = sorted(set(range(first)) | set(failing[:keep_failures].tolist()))
+    return [values[i] for i in keep], keep, count
 
 
-def reduce_document(doc: Any, schema: dict[str, Any], cache: Columns | None = None
-                    ) -> tuple[Any, dict[Path, list[int]]]:
-    """A copy of ``doc`` with long simple arrays shortened, and the index maps."""
-    maps: dict[Path, list[int]] = {}
+@dataclass(frozen=True)
+class Shortened:
+    """An array the fast path shortened: the original index of each element kept, and how
+    many errors the whole array has (its elements left out are not validated again)."""
+
+    kept: list[int]
+    errors: int
+
+
+def reduce_document(doc: Any, schema: dict[str, Any], cache: Columns | None = None,
+                    keep_failures: int = KEEP_FAILURES) -> tuple[Any, dict[Path, Shortened]]:
+    """A copy of ``doc`` with long simple arrays shortened, and what each shortening kept."""
+    maps: dict[Path, Shortened] = {}
     cache = Columns() if cache is None else cache
 
     def walk(node: Any, sub: Any, path: Path) -> Any:
@@ -168,36 +200,37 @@ def reduce_document(doc: Any, schema: dict[str, Any], cache: Columns | None = No
         if isinstance(node, list):
             items = _reducible(sub, schema)
             if items is not None:
-                reduced = _reduce_array(node, sub, items, cache)
+                reduced = _reduce_array(node, sub, items, schema, cache, keep_failures)
                 if reduced is not None:
-                    maps[path] = reduced[1]
+                    maps[path] = Shortened(reduced[1], reduced[2])
                     return reduced[0]
         return node
 
     return walk(doc, schema, ()), maps
 
 
-def json_path(parts: Iterable[str | int]) -> str:
-    """``$.a.b[3]`` style path (keys that are not identifiers are bracket-quoted)."""
-    out = "$"
-    for part in parts:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        elif re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", part):
-            out += f".{part}"
-        else:
-            out += f"[{part!r}]"
-    return out
-
-
-def _original_path(parts: list[str | int], maps: dict[Path, list[int]]) -> list[str | int]:
+def _original_path(parts: list[str | int], maps: dict[Path, Shortened]) -> list[str | int]:
     out: list[str | int] = []
     for part in parts:
-        mapping = maps.get(tuple(out))
-        if isinstance(part, int) and mapping is not None:
-            part = mapping[part]
+        shortened = maps.get(tuple(out))
+        if isinstance(part, int) and shortened is not None:
+            part = shortened.kept[part]
         out.append(part)
     return out
+
+
+def _document_position(doc: Any, parts: list[str | int]) -> tuple[int, ...]:
+    """Where ``parts`` lies in ``doc``, in document order: each key's index among its
+    object's keys (as written), each array index."""
+    out, node = [], doc
+    for part in parts:
+        if isinstance(node, dict):
+            out.append(list(node).index(part) if part in node else len(node))
+            node = node.get(part)
+        else:
+            out.append(int(part))
+            node = node[part] if isinstance(node, list) and int(part) < len(node) else None
+    return tuple(out)
 
 
 #: Longest message shown for one error; longer ones (a huge value quoted back) are elided.
@@ -222,35 +255,68 @@ def _serialisation_hint(error: ValidationError) -> str | None:
     scalar = (error.validator in ("enum", "const") or (
         error.validator == "type" and expected in ("string", "integer", "number", "boolean")))
     if scalar and len(value) == 1:
-        return message("unbox", value=shorten(repr(value), 80))
+        return message("unbox", value=shown(value))
     return None
 
 
-def _message(error: ValidationError) -> str:
+def _required_name(error: ValidationError) -> str:
+    """The missing property of a ``required`` error (jsonschema names it in its message)."""
+    found = re.match(r"(.*) is a required property$", error.message, re.S)
+    return ast.literal_eval(found[1]) if found else str(error.validator_value)
+
+
+def _text(error: ValidationError) -> str:
+    """The error in the checkers' shared words (scorer.messages), values as JSON."""
     if (hint := _serialisation_hint(error)) is not None:
         return hint
-    if error.validator == "anyOf" and not error.path and isinstance(error.instance, dict):
-        blocks = [next(iter(s["required"])) for s in error.validator_value]
-        return message("one_block", blocks=", ".join(blocks))
-    if error.validator == "additionalProperties":
-        return shorten(error.message.replace("Additional properties are not allowed",
-                                             message("unknown_keys")))
-    return shorten(error.message)
+    keyword, value, limit = error.validator, error.instance, error.validator_value
+    if keyword == "anyOf" and not error.path and isinstance(value, dict):
+        return message("one_block", blocks=", ".join(next(iter(s["required"])) for s in limit))
+    if keyword == "type":
+        types = [limit] if isinstance(limit, str) else list(limit)
+        return message("type", value=shown(value), expected=" or ".join(types))
+    if keyword == "required":
+        return message("required", name=shown(_required_name(error)))
+    if keyword == "additionalProperties":
+        props = error.schema.get("properties", {})
+        names = [shown(k) for k in value if k not in props]
+        return message("additionalProperties", names=", ".join(names))
+    if keyword == "enum":
+        return message("enum", value=shown(value), allowed=json_text(limit))
+    if keyword == "const":
+        return message("const", value=shown(value), expected=shown(limit))
+    if keyword in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
+        return message(keyword, value=shown(value), limit=js_number(limit))
+    if keyword in ("minItems", "minProperties", "minLength", "maxLength"):
+        return message(keyword, count=len(value), limit=limit)
+    if keyword == "pattern":
+        return message("pattern", value=shown(value), pattern=json_string(limit))
+    return message("keyword", value=shown(value), keyword=keyword)
+
+
+def _rank(keyword: str) -> int:
+    return KEYWORD_ORDER.index(keyword) if keyword in KEYWORD_ORDER else len(KEYWORD_ORDER)
 
 
 def schema_errors(doc: Any, schema: dict[str, Any], max_errors: int = DEFAULT_MAX_ERRORS,
-                  fast: bool = True, cache: Columns | None = None) -> list[str]:
-    """``$.path: message`` for every violation (most relevant first, at most ``max_errors``)."""
-    maps: dict[Path, list[int]] = {}
+                  fast: bool = True, cache: Columns | None = None) -> tuple[list[str], int]:
+    """(the first ``max_errors`` violations as ``POINTER: message`` lines, in document
+    order, then a line saying how many more; how many there are in all)."""
+    maps: dict[Path, Shortened] = {}
+    checked = doc
     if fast:
-        doc, maps = reduce_document(doc, schema, cache)
-    validator = Draft7Validator(schema)
-    errors = sorted(validator.iter_errors(doc), key=relevance, reverse=True)
-    lines = [f"{json_path(_original_path(list(e.absolute_path), maps))}: {_message(e)}"
-             for e in errors]
-    if len(lines) > max_errors:
-        lines = [*lines[:max_errors], message("more_errors", count=len(lines) - max_errors)]
-    return lines
+        checked, maps = reduce_document(doc, schema, cache, max(max_errors, 1))
+    found = []
+    for e in Draft7Validator(schema).iter_errors(checked):
+        parts = _original_path(list(e.absolute_path), maps)
+        found.append((_document_position(doc, parts), _rank(e.validator), parts, _text(e)))
+    found.sort(key=lambda f: (f[0], f[1]))
+    count = len(found)
+    for path, shortened in maps.items():  # errors of elements the shortening left out
+        kept = sum(1 for f in found if tuple(f[2][:len(path)]) == path and len(f[2]) > len(
+            path))
+        count += shortened.errors - kept
+    return listed([line(f[2], f[3]) for f in found], count, max_errors), count
 
 
 def is_valid(doc: Any, schema: dict[str, Any], fast: bool = True) -> bool:

@@ -18,8 +18,14 @@ from icgbench.generator.variants import get_variant
 from icgbench.release.descriptor import Descriptor
 from icgbench.release.tiers import TIERS, UNFROZEN_NAME
 from icgbench.scorer.columns import Columns
-from icgbench.scorer.messages import MESSAGES, message
-from icgbench.scorer.schema_check import json_path
+from icgbench.scorer.messages import (
+    MESSAGES,
+    json_string,
+    json_text,
+    line,
+    message,
+    pointer,
+)
 from icgbench.tasks.base import Truth
 from icgbench.tasks.blocks import BLOCK_SPLITS
 from icgbench.untrusted import lone_surrogate
@@ -44,7 +50,7 @@ def text_errors(doc: dict[str, Any]) -> list[str]:
     out = []
     for key, value in doc["model"].items():
         if isinstance(value, str) and (at := lone_surrogate(value)) is not None:
-            out.append(message("lone_surrogate", path=json_path(("model", key)), at=at))
+            out.append(line(("model", key), message("lone_surrogate", at=at)))
     return out
 
 
@@ -52,22 +58,27 @@ def header_errors(doc: dict[str, Any], d: Descriptor) -> list[str]:
     """Data version, tier, variant hash and cohort against the release; header text."""
     out = text_errors(doc)
     if doc["data_version"] != d.version:
-        out.append(message("data_version", given=doc["data_version"], release=d.version))
+        out.append(line(("data_version",), message(
+            "data_version", given=json_string(doc["data_version"]),
+            release=json_string(d.version), plain=doc["data_version"])))
     if doc["tier"] != d.tier:
         hint = MESSAGES["unfrozen_hint"] if doc["tier"] == UNFROZEN_NAME else ""
-        out.append(message("tier", given=doc["tier"], tier=d.tier, hint=hint))
+        out.append(line(("tier",), message("tier", given=json_string(doc["tier"]),
+                                           tier=json_string(d.tier), hint=hint)))
     expected = get_variant(doc["variant"]).variant_hash
     if doc["variant_hash"] != expected:
-        out.append(message("variant_hash", given=doc["variant_hash"], variant=doc["variant"],
-                           expected=expected))
+        out.append(line(("variant_hash",), message(
+            "variant_hash", given=json_string(doc["variant_hash"]),
+            variant=json_string(doc["variant"]), expected=json_string(expected))))
     seeds = sorted(c["seed"] for c in d.cohorts() if c["variant"] == doc["variant"])
     holders = [t.name for t in TIERS.values() if doc["seed"] in t.seeds and t.name != d.tier]
     if doc["seed"] not in seeds and holders:
-        out.append(message("tier_of_seed", tier=d.tier, variant=doc["variant"],
-                           seed=doc["seed"], other=holders[0], seeds=seeds))
+        out.append(line(("tier",), message(
+            "tier_of_seed", tier=json_string(d.tier), tier_name=d.tier, variant=doc["variant"],
+            seed=doc["seed"], other=holders[0], seeds=json_text(seeds))))
     elif doc["seed"] not in seeds:
-        out.append(message("seed", tier=d.tier, variant=doc["variant"], seed=doc["seed"],
-                           seeds=seeds))
+        out.append(line(("seed",), message("seed", tier=d.tier, variant=doc["variant"],
+                                           seed=doc["seed"], seeds=json_text(seeds))))
     return out
 
 
@@ -107,20 +118,20 @@ def _id_errors(name: str, split: str, ids: pa.Array, expected: pa.Array,
     if known.all() and len(ids) == len(expected) and hits.max(initial=0) <= 1:
         return []  # the same ids in another order
     out = []
-    where = json_path((name, "subject_id"))
+    where = (name, "subject_id")
     counts = pc.value_counts(ids)
     dupes = pc.filter(counts.field("values"), pc.greater(counts.field("counts"), 1))
     if len(dupes):
-        out.append(message("duplicate_ids", path=where, ids=_few(dupes.to_pylist())))
+        out.append(line(where, message("duplicate_ids", ids=_few(dupes.to_pylist()))))
     seen = hits > 0
     if not seen.all():
         missing = pc.filter(expected, pa.array(~seen)).to_pylist()
-        out.append(message("missing_ids", path=where, count=len(missing), split=split,
-                           ids=_few(missing)))
+        out.append(line(where, message("missing_ids", count=len(missing), split=split,
+                                       ids=_few(missing))))
     if not known.all():
         unknown = pc.filter(ids, pa.array(~known)).to_pylist()
-        out.append(message("unknown_ids", path=where, count=len(unknown), split=split,
-                           ids=_few(unknown)))
+        out.append(line(where, message("unknown_ids", count=len(unknown), split=split,
+                                       ids=_few(unknown))))
     return out
 
 
@@ -132,16 +143,16 @@ def block_errors(name: str, block: dict[str, Any], truth: Truth,
     arrays = _arrays(block)
     lengths = {len(v) for _, v in arrays}
     if len(lengths) > 1:
-        detail = ", ".join(message("length_of", path=json_path((name, *p)), count=len(v))
+        detail = ", ".join(message("length_of", path=pointer((name, *p)), count=len(v))
                            for p, v in arrays)
-        out.append(message("lengths", block=json_path((name,)), detail=detail))
+        out.append(line((name,), message("lengths", detail=detail)))
     for path, values in arrays:
         if path[-1] == "subject_id" or any(isinstance(v, str) for v in values[:1]):
             continue
         bad = np.flatnonzero(~np.isfinite(cache.numbers(values)))
         if bad.size:
-            out.append(message("not_finite", path=json_path((name, *path, int(bad[0]))),
-                               count=bad.size))
+            out.append(line((name, *path, int(bad[0])),
+                            message("not_finite", count=bad.size)))
     split = BLOCK_SPLITS.get(name)
     if split is not None and "subject_id" in block:
         ids = cache.strings(block["subject_id"])
@@ -156,13 +167,14 @@ def _edge_errors(name: str, source: list[str], target: list[str]) -> list[str]:
     out = []
     loops = [i for i, (s, t) in enumerate(zip(source, target, strict=True)) if s == t]
     if loops:
-        out.append(message("self_loop", path=json_path((name, "source", loops[0])),
-                           node=source[loops[0]], count=len(loops)))
+        out.append(line((name, "source", loops[0]), message(
+            "self_loop", node=json_string(source[loops[0]]), count=len(loops))))
     seen: dict[tuple[str, str], int] = {}
     for i, pair in enumerate(zip(source, target, strict=True)):
         if pair in seen:
-            out.append(message("repeated_edge", path=json_path((name, "source", i)),
-                               source=pair[0], target=pair[1], first=seen[pair]))
+            out.append(line((name, "source", i), message(
+                "repeated_edge", source=json_string(pair[0]), target=json_string(pair[1]),
+                first=seen[pair])))
             break
         seen[pair] = i
     return out

@@ -9,118 +9,85 @@
   var facts = JSON.parse(document.getElementById("check-facts").textContent);
   var M = facts.messages, L = facts.limits, SCHEMA = facts.schema;
 
-  function Invalid(stage, errors) { this.stage = stage; this.errors = errors; }
-
-  // ---- Python's repr and str of JSON values, and str.format --------------------------
-  // The parser records which numbers were written as floats (1.0 is a float in Python, an
-  // int-valued number here) and the exact text of integers, by JSON Pointer.
-  function Doc(value, floats, ints) { this.value = value; this.floats = floats; this.ints = ints; }
-
-  var NONPRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]/u;
-
-  function hex(n, width) { var s = n.toString(16); while (s.length < width) s = "0" + s; return s; }
-
-  function reprString(s) {
-    var quote = s.indexOf("'") >= 0 && s.indexOf('"') < 0 ? '"' : "'";
-    var out = quote;
-    for (var ch of s) {
-      var c = ch.codePointAt(0);
-      if (ch === quote || ch === "\\") out += "\\" + ch;
-      else if (ch === "\t") out += "\\t";
-      else if (ch === "\n") out += "\\n";
-      else if (ch === "\r") out += "\\r";
-      else if (c < 0x20 || c === 0x7f) out += "\\x" + hex(c, 2);
-      else if (c < 0x7f || (ch !== " " && !NONPRINTABLE.test(ch)) || ch === " ") out += ch;
-      else if (c < 0x100) out += "\\x" + hex(c, 2);
-      else if (c < 0x10000) out += "\\u" + hex(c, 4);
-      else out += "\\U" + hex(c, 8);
-    }
-    return out + quote;
+  function Invalid(stage, errors, count) {
+    this.stage = stage; this.errors = errors; this.count = count === undefined ? errors.length : count;
   }
 
-  function reprFloat(x) {
-    if (x === Infinity) return "inf";
-    if (x === -Infinity) return "-inf";
-    if (x !== x) return "nan";
-    if (x === 0) return Object.is(x, -0) ? "-0.0" : "0.0";
-    var sign = x < 0 ? "-" : "", parts = Math.abs(x).toExponential().split("e");
-    var digits = parts[0].replace(".", ""), exp = parseInt(parts[1], 10);
-    if (exp < -4 || exp >= 16) {
-      var mantissa = digits.length > 1 ? digits[0] + "." + digits.slice(1) : digits;
-      var e = Math.abs(exp) < 10 ? "0" + Math.abs(exp) : String(Math.abs(exp));
-      return sign + mantissa + "e" + (exp < 0 ? "-" : "+") + e;
-    }
-    if (exp < 0) return sign + "0." + "0".repeat(-exp - 1) + digits;
-    if (digits.length <= exp + 1) return sign + digits + "0".repeat(exp + 1 - digits.length) + ".0";
-    return sign + digits.slice(0, exp + 1) + "." + digits.slice(exp + 1);
-  }
+  // ---- Values as JSON, numbers as JavaScript writes them (scorer/messages.py) ---------
+  // The parser records each integer's text (Python reads integers exactly) and each
+  // object's keys in the order written, by JSON Pointer.
+  function Doc(value, ints, keys) { this.value = value; this.ints = ints; this.keys = keys; }
 
   function pointerChild(pointer, key) {
     return pointer + "/" + String(key).replace(/~/g, "~0").replace(/\//g, "~1");
   }
 
-  function repr(value, doc, pointer) {
-    if (value === null) return "None";
-    if (value === true) return "True";
-    if (value === false) return "False";
-    if (typeof value === "string") return reprString(value);
+  function pointerOf(parts) {
+    return parts.reduce(function (p, part) { return pointerChild(p, part); }, "");
+  }
+
+  function shownPointer(parts) { return pointerOf(parts) || "/"; }
+
+  function jsonString(s) { return JSON.stringify(s); }
+
+  function keysOf(value, doc, pointer) {
+    return doc && doc.keys.has(pointer) ? doc.keys.get(pointer) : Object.keys(value);
+  }
+
+  function jsonText(value, doc, pointer) {
+    if (value === null) return "null";
+    if (value === true) return "true";
+    if (value === false) return "false";
+    if (typeof value === "string") return jsonString(value);
     if (typeof value === "number") {
-      if (doc && pointer !== undefined) {
-        if (doc.ints.has(pointer)) return doc.ints.get(pointer);
-        if (doc.floats.has(pointer)) return reprFloat(value);
-      }
-      return Number.isInteger(value) ? String(value) : reprFloat(value);
+      if (doc && doc.ints.has(pointer)) return doc.ints.get(pointer);
+      return isFinite(value) ? String(value) : value > 0 ? "Infinity" : value < 0 ? "-Infinity" : "NaN";
     }
     if (Array.isArray(value)) {
       return "[" + value.map(function (v, i) {
-        return repr(v, doc, pointer === undefined ? undefined : pointerChild(pointer, i));
-      }).join(", ") + "]";
+        return jsonText(v, doc, pointer === undefined ? undefined : pointerChild(pointer, i));
+      }).join(",") + "]";
     }
-    return "{" + Object.keys(value).map(function (k) {
-      return reprString(k) + ": " + repr(value[k], doc,
+    return "{" + keysOf(value, doc, pointer).map(function (k) {
+      return jsonString(k) + ":" + jsonText(value[k], doc,
         pointer === undefined ? undefined : pointerChild(pointer, k));
-    }).join(", ") + "}";
-  }
-
-  function str(value) {
-    if (value && typeof value === "object" && "text" in value) return value.text;
-    return typeof value === "string" ? value : repr(value);
-  }
-
-  function format(name, values) {
-    return M[name].replace(/\{\{|\}\}|\{(\w+)(!r)?\}/g, function (all, key, conversion) {
-      if (all === "{{") return "{";
-      if (all === "}}") return "}";
-      return conversion ? repr(values[key]) : str(values[key]);
-    });
+    }).join(",") + "}";
   }
 
   function codePoints(s) { return Array.from(s); }
 
-  function shorten(text, limit) {
-    limit = limit === undefined ? L.max_message : limit;
-    var chars = codePoints(text);
-    if (chars.length <= limit) return text;
-    var head = chars.slice(0, Math.floor(limit * 2 / 3)), tail = chars.slice(-Math.floor(limit / 4));
-    return head.join("") + " ... [" + (chars.length - head.length - tail.length) +
-      " characters omitted] ... " + tail.join("");
+  function shown(value, doc, pointer) {
+    var chars = codePoints(jsonText(value, doc, pointer));
+    if (chars.length <= L.shown_value) return chars.join("");
+    return chars.slice(0, L.shown_value).join("") + "... (" + chars.length + " characters)";
   }
 
-  function shown(text, limit) {
+  function format(name, values) {
+    return M[name].replace(/\{\{|\}\}|\{(\w+)\}/g, function (all, key) {
+      if (all === "{{") return "{";
+      if (all === "}}") return "}";
+      return String(values[key]);
+    });
+  }
+
+  function line(parts, text) { return shownPointer(parts) + ": " + text; }
+
+  function listed(lines, count) {
+    if (count <= L.max_errors) return lines.slice(0, L.max_errors);
+    return lines.slice(0, L.max_errors).concat([format("more_errors",
+      { more: count - L.max_errors, count: count })]);
+  }
+
+  function shortKey(text, limit) {
     var chars = codePoints(text);
-    limit = limit === undefined ? 200 : limit;
     if (chars.length <= limit) return text;
     return chars.slice(0, limit).join("") + "... (" + (chars.length - limit) + " more characters)";
   }
 
-  function jsonPath(parts) {
-    var out = "$";
-    parts.forEach(function (part) {
-      if (typeof part === "number") out += "[" + part + "]";
-      else if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(part)) out += "." + part;
-      else out += "[" + reprString(part) + "]";
-    });
-    return out;
+  function pyRepr(s) {  // Python's repr of a str, for the one reader message that quotes a key
+    var quote = s.indexOf("'") >= 0 && s.indexOf('"') < 0 ? '"' : "'";
+    return quote + s.replace(/\\/g, "\\\\").replace(new RegExp(quote, "g"), "\\" + quote)
+      .replace(/\n/g, "\\n").replace(/\r/g, "\\r").replace(/\t/g, "\\t") + quote;
   }
 
   // ---- Reading: size, gzip, UTF-8, strict JSON ---------------------------------------
@@ -134,7 +101,7 @@
         size += step.value.length;
         if (size > L.max_bytes) {
           reader.cancel();
-          throw new Invalid("size", ["$: decompressed content is over the limit of " +
+          throw new Invalid("size", ["/: decompressed content is over the limit of " +
             L.max_bytes + " bytes"]);
         }
         chunks.push(step.value);
@@ -143,9 +110,9 @@
       if (err instanceof Invalid) throw err;
       var text = String(err && err.message || err);
       throw new Invalid("parse", [/junk/i.test(text)
-        ? "$: bytes after the end of the gzip stream (a second member or trailing data); " +
+        ? "/: bytes after the end of the gzip stream (a second member or trailing data); " +
           "write one gzip member and nothing else"
-        : /truncat/i.test(text) ? "$: truncated gzip data" : "$: not valid gzip data (" + text + ")"]);
+        : /truncat/i.test(text) ? "/: truncated gzip data" : "/: not valid gzip data (" + text + ")"]);
     }
     var out = new Uint8Array(size), at = 0;
     chunks.forEach(function (c) { out.set(c, at); at += c.length; });
@@ -173,10 +140,10 @@
 
   function decode(bytes) {
     var bad = utf8Problem(bytes);
-    if (bad) throw new Invalid("parse", ["$: not valid UTF-8 at byte offset " + bad[0] + " (" + bad[1] + ")"]);
+    if (bad) throw new Invalid("parse", ["/: not valid UTF-8 at byte offset " + bad[0] + " (" + bad[1] + ")"]);
     var text = new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes);
     if (text.charCodeAt(0) === 0xfeff) {
-      throw new Invalid("parse", ["$: starts with a byte-order mark; write UTF-8 without BOM"]);
+      throw new Invalid("parse", ["/: starts with a byte-order mark; write UTF-8 without BOM"]);
     }
     return text;
   }
@@ -184,7 +151,7 @@
   // A strict JSON parser: duplicate keys, NaN/Infinity and strings over the limit refused
   // as the scorer refuses them; float literals and integer texts recorded for repr.
   function parse(text) {
-    var i = 0, floats = new Set(), ints = new Map(), depth = 0;
+    var i = 0, ints = new Map(), keys = new Map(), depth = 0;
     function where() {
       var line = 1, col = 1;
       for (var k = 0; k < i && k < text.length; k++) {
@@ -192,7 +159,7 @@
       }
       return " at line " + line + " column " + col;
     }
-    function fail(what) { throw new Invalid("parse", ["$: not valid JSON: " + what + where()]); }
+    function fail(what) { throw new Invalid("parse", ["/: not valid JSON: " + what + where()]); }
     function space() { while (i < text.length && " \t\n\r".indexOf(text[i]) >= 0) i++; }
     function value(pointer) {
       space();
@@ -212,7 +179,7 @@
       fail("Expecting value");
     }
     function constant(name) {
-      throw new Invalid("parse", ["$: " + name + " is not valid JSON (use a finite number or null)"]);
+      throw new Invalid("parse", ["/: " + format("constant", { name: name })]);
     }
     function number(pointer) {
       var m = /^-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?/.exec(text.slice(i, i + 4096));
@@ -224,8 +191,7 @@
       }
       i += literal.length;
       var x = Number(literal);
-      if (m[1] || m[2] || !isFinite(x)) floats.add(pointer);
-      else ints.set(pointer, literal === "-0" ? "0" : literal);
+      if (!(m[1] || m[2] || !isFinite(x))) ints.set(pointer, literal === "-0" ? "0" : literal);
       return x;
     }
     function string() {
@@ -253,13 +219,13 @@
         i += chunk.length;
       }
     }
-    function enter() { if (++depth > 990) throw new Invalid("parse", ["$: JSON nested too deeply"]); }
+    function enter() { if (++depth > 990) throw new Invalid("parse", ["/: JSON nested too deeply"]); }
     function object(pointer) {
       enter();
       i++;
       var pairs = [];
       space();
-      if (text[i] === "}") { i++; depth--; return finish(pairs); }
+      if (text[i] === "}") { i++; depth--; return finish(pairs, pointer); }
       for (;;) {
         space();
         if (text[i] !== '"') fail("Expecting property name enclosed in double quotes");
@@ -269,24 +235,25 @@
         i++;
         pairs.push([key, value(pointerChild(pointer, key))]);
         space();
-        if (text[i] === "}") { i++; depth--; return finish(pairs); }
+        if (text[i] === "}") { i++; depth--; return finish(pairs, pointer); }
         if (text[i] !== ",") fail("Expecting ',' delimiter");
         i++;
       }
     }
-    function finish(pairs) {
+    function finish(pairs, pointer) {
       var out = {}, seen = new Set();
+      keys.set(pointer, pairs.map(function (pair) { return pair[0]; }));
       pairs.forEach(function (pair) {
         var key = pair[0], v = pair[1];
         if (seen.has(key)) {
-          throw new Invalid("parse", ["$: duplicate object key " + reprString(shown(key))]);
+          throw new Invalid("parse", ["/: duplicate object key " + pyRepr(shortKey(key, 200))]);
         }
         var keyLength = codePoints(key).length;
         var long = keyLength > L.max_string ? key
           : typeof v === "string" && codePoints(v).length > L.max_string ? v : null;
         if (long !== null) {
-          throw new Invalid("size", ["$: a string of " + codePoints(long).length +
-            " characters (in the member " + reprString(shown(key, 60)) + ") is over the limit of " +
+          throw new Invalid("size", ["/: a string of " + codePoints(long).length +
+            " characters (in the member " + pyRepr(shortKey(key, 60)) + ") is over the limit of " +
             L.max_string]);
         }
         seen.add(key);
@@ -311,119 +278,10 @@
     var result = value("");
     space();
     if (i < text.length) fail("Extra data");
-    return new Doc(result, floats, ints);
+    return new Doc(result, ints, keys);
   }
 
-  // ---- The schema layer: ajv's verdict in jsonschema's words and order ---------------
-  function resolve(node) {
-    while (node && typeof node === "object" && typeof node.$ref === "string" && node.$ref.startsWith("#/")) {
-      var target = SCHEMA;
-      node.$ref.slice(2).split("/").forEach(function (part) { target = target[part]; });
-      node = target;
-    }
-    return node;
-  }
-
-  var SIMPLE_ITEM = ["type", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
-    "pattern", "minLength", "maxLength", "enum", "description"];
-  var SIMPLE_ARRAY = ["type", "items", "minItems", "description"];
-  var SAFE_PATTERN = /^[\^$()|\[\]\-{},+*?.A-Za-z0-9_ ]*$/;
-
-  function reducible(sub) {
-    if (Object.keys(sub).some(function (k) { return SIMPLE_ARRAY.indexOf(k) < 0; }) || sub.type !== "array") return null;
-    var items = resolve(sub.items || {});
-    if (!items || typeof items !== "object" || Object.keys(items).some(function (k) { return SIMPLE_ITEM.indexOf(k) < 0; })) return null;
-    if ("enum" in items) {
-      if ((items.type || "string") !== "string" || !items.enum.every(function (v) { return typeof v === "string"; })) return null;
-      items = Object.assign({}, items, { type: "string" });
-    }
-    if (["number", "integer", "string"].indexOf(items.type) < 0) return null;
-    if (items.pattern !== undefined && !SAFE_PATTERN.test(items.pattern)) return null;
-    return items;
-  }
-
-  function firstFailures(values, ok) {
-    var out = [];
-    for (var i = 0; i < values.length && out.length < L.keep_failures; i++) if (!ok(values[i], i)) out.push(i);
-    return out;
-  }
-
-  function pythonSearch(pattern, s) {
-    var re = new RegExp(pattern, "u");
-    if (re.test(s)) return true;
-    // Python's re.search lets an unescaped final `$` match before one final newline
-    return /(^|[^\\])\$$/.test(pattern) && s.endsWith("\n") && re.test(s.slice(0, -1));
-  }
-
-  function failing(doc, values, items, pointer) {
-    if (items.type === "number" || items.type === "integer") {
-      if (!values.every(function (v) { return typeof v === "number"; })) {
-        return firstFailures(values, function (v) { return typeof v === "number"; });
-      }
-      var hasInt = false;
-      for (var k = 0; k < values.length; k++) {
-        if (!doc.floats.has(pointerChild(pointer, k))) { hasInt = true; break; }
-      }
-      if (hasInt && values.some(function (x) { return Math.abs(x) >= Math.pow(2, 53); })) return null;
-      var bad = [];
-      values.forEach(function (x, idx) {
-        var b = false;
-        if (items.type === "integer") b = b || !isFinite(x) || Math.floor(x) !== x;
-        if ("minimum" in items) b = b || x < items.minimum;
-        if ("maximum" in items) b = b || x > items.maximum;
-        if ("exclusiveMinimum" in items) b = b || x <= items.exclusiveMinimum;
-        if ("exclusiveMaximum" in items) b = b || x >= items.exclusiveMaximum;
-        if (b) bad.push(idx);
-      });
-      return bad;
-    }
-    if (!values.every(function (v) { return typeof v === "string"; })) {
-      return firstFailures(values, function (v) { return typeof v === "string"; });
-    }
-    if (values.some(function (s) { return /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(^|[^\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(s); })) return null;
-    var out = [];
-    values.forEach(function (s, idx) {
-      var n = codePoints(s).length, b = false;
-      if ("minLength" in items) b = b || n < items.minLength;
-      if ("maxLength" in items) b = b || n > items.maxLength;
-      if ("enum" in items) b = b || items.enum.indexOf(s) < 0;
-      if (items.pattern !== undefined) b = b || !pythonSearch(items.pattern, s);
-      if (b) out.push(idx);
-    });
-    return out;
-  }
-
-  // The arrays the scorer shortens before handing the document to jsonschema (see
-  // scorer/schema_check.py): pointer -> the indices it keeps.
-  function reductions(doc) {
-    var maps = new Map();
-    function walk(node, sub, pointer) {
-      sub = resolve(sub);
-      if (!sub || typeof sub !== "object") return;
-      if (node && typeof node === "object" && !Array.isArray(node) && ("properties" in sub || "additionalProperties" in sub)) {
-        var props = sub.properties || {}, extra = sub.additionalProperties;
-        Object.keys(node).forEach(function (key) {
-          var child = Object.prototype.hasOwnProperty.call(props, key) ? props[key]
-            : extra && typeof extra === "object" ? extra : null;
-          if (child !== null) walk(node[key], child, pointerChild(pointer, key));
-        });
-        return;
-      }
-      if (Array.isArray(node)) {
-        var items = reducible(sub);
-        if (items === null || node.length < Math.max(L.reduce_from, sub.minItems || 0)) return;
-        var bad = failing(doc, node, items, pointer);
-        if (bad === null) return;
-        var first = Math.max(1, sub.minItems || 1), keep = new Set();
-        for (var k = 0; k < first; k++) keep.add(k);
-        bad.slice(0, L.keep_failures).forEach(function (k) { keep.add(k); });
-        maps.set(pointer, keep);
-      }
-    }
-    walk(doc.value, SCHEMA, "");
-    return maps;
-  }
-
+  // ---- The schema layer: ajv's verdict in the scorer's words, in document order -------
   function segments(doc, instancePath) {
     var node = doc.value, out = [];
     if (!instancePath) return out;
@@ -435,58 +293,20 @@
     return out;
   }
 
-  function pointerOf(parts) {
-    return parts.reduce(function (p, part) { return pointerChild(p, part); }, "");
-  }
-
-  function kept(maps, parts) {
-    for (var n = 0; n < parts.length; n++) {
-      var keep = maps.get(pointerOf(parts.slice(0, n)));
-      if (keep !== undefined && typeof parts[n] === "number" && !keep.has(parts[n])) return false;
-    }
-    return true;
-  }
-
-  function isType(doc, value, pointer, type) {
-    switch (type) {
-      case "object": return value !== null && typeof value === "object" && !Array.isArray(value);
-      case "array": return Array.isArray(value);
-      case "string": return typeof value === "string";
-      case "boolean": return typeof value === "boolean";
-      case "null": return value === null;
-      case "number": return typeof value === "number";
-      case "integer": return typeof value === "number" && (doc.floats.has(pointer)
-        ? isFinite(value) && Math.floor(value) === value : true);
-    }
-    return false;
-  }
-
-  // Where a subschema sits inside another at the same instance level (if/then/else,
-  // anyOf...), to order errors as jsonschema's walk of the schema's keywords does.
-  var PARENTS = new Map();
-  (function index(node) {
-    if (!node || typeof node !== "object") return;
-    Object.keys(node).forEach(function (key, at) {
-      var child = node[key];
-      if (["if", "then", "else", "not"].indexOf(key) >= 0 && child && typeof child === "object") {
-        PARENTS.set(child, [node, at]);
+  // Where the path lies in the document: each key's index among its object's keys as
+  // written, each array index (scorer/schema_check._document_position).
+  function position(doc, parts) {
+    var out = [], node = doc.value, pointer = "";
+    parts.forEach(function (part) {
+      if (node !== null && typeof node === "object" && !Array.isArray(node)) {
+        var keys = keysOf(node, doc, pointer), at = keys.indexOf(part);
+        out.push(at < 0 ? keys.length : at);
+      } else {
+        out.push(part);
       }
-      if (["anyOf", "allOf", "oneOf"].indexOf(key) >= 0 && Array.isArray(child)) {
-        child.forEach(function (c) { PARENTS.set(c, [node, at]); });
-      }
-      if (child && typeof child === "object") {
-        if (Array.isArray(child)) child.forEach(index); else index(child);
-      }
+      node = node == null ? undefined : node[part];
+      pointer = pointerChild(pointer, part);
     });
-  })(SCHEMA);
-
-  function rank(parentSchema, keyword) {
-    var out = [Object.keys(parentSchema).indexOf(keyword)], node = parentSchema;
-    while (PARENTS.has(node)) {
-      var up = PARENTS.get(node);
-      out.unshift(up[1]);
-      node = up[0];
-    }
     return out;
   }
 
@@ -498,98 +318,88 @@
     return a.length - b.length;
   }
 
-  function hint(error) {
-    var value = error.instance, expected = error.expected;
+  function hint(e, doc) {
+    var value = e.data, expected = e.keyword === "type" ? e.params.type : null;
     if (!Array.isArray(value) || value.length === 0) return null;
-    if (error.validator === "type" && expected === "object" && value[0] !== null &&
+    if (e.keyword === "type" && expected === "object" && value[0] !== null &&
         typeof value[0] === "object" && !Array.isArray(value[0])) {
       return format("columnar", { count: value.length });
     }
-    var scalar = error.validator === "enum" || error.validator === "const" ||
-      (error.validator === "type" && ["string", "integer", "number", "boolean"].indexOf(expected) >= 0);
-    if (scalar && value.length === 1) {
-      return format("unbox", { value: shorten(repr(value, error.doc, error.pointer), 80) });
-    }
+    var scalar = e.keyword === "enum" || e.keyword === "const" ||
+      (e.keyword === "type" && ["string", "integer", "number", "boolean"].indexOf(expected) >= 0);
+    if (scalar && value.length === 1) return format("unbox", { value: shown(value, doc, e.instancePath) });
     return null;
   }
 
-  function jsonschemaMessage(e, doc) {
-    var value = e.data, pointer = e.instancePath, r = function () { return repr(value, doc, pointer); };
-    switch (e.keyword) {
-      case "type":
-        return r() + " is not of type " + String(e.params.type).split(",").map(reprString).join(", ");
-      case "required": return reprString(e.params.missingProperty) + " is a required property";
-      case "enum": return r() + " is not one of " + repr(e.schema);
-      case "const": return repr(e.schema) + " was expected";
-      case "minimum": return r() + " is less than the minimum of " + repr(e.schema);
-      case "maximum": return r() + " is greater than the maximum of " + repr(e.schema);
-      case "exclusiveMinimum": return r() + " is less than or equal to the minimum of " + repr(e.schema);
-      case "exclusiveMaximum": return r() + " is greater than or equal to the maximum of " + repr(e.schema);
-      case "minItems": return r() + (e.schema === 1 ? " should be non-empty" : " is too short");
-      case "maxItems": return r() + (e.schema === 0 ? " is expected to be empty" : " is too long");
-      case "minLength": return r() + (e.schema === 1 ? " should be non-empty" : " is too short");
-      case "maxLength": return r() + (e.schema === 0 ? " is expected to be empty" : " is too long");
-      case "minProperties": return r() + (e.schema === 1 ? " should be non-empty" : " does not have enough properties");
-      case "pattern": return r() + " does not match " + reprString(e.schema);
-      case "anyOf": return r() + " is not valid under any of the given schemas";
+  function describe(e, doc, parts) {
+    var value = e.data, at = e.instancePath;
+    var h = hint(e, doc);
+    if (h !== null) return h;
+    if (e.keyword === "anyOf" && parts.length === 0 && value && typeof value === "object" && !Array.isArray(value)) {
+      return format("one_block", { blocks: e.schema.map(function (s) { return s.required[0]; }).join(", ") });
     }
-    return r() + ": " + e.message;
+    switch (e.keyword) {
+      case "type": return format("type", { value: shown(value, doc, at), expected: String(e.params.type).split(",").join(" or ") });
+      case "required": return format("required", { name: shown(e.params.missingProperty) });
+      case "enum": return format("enum", { value: shown(value, doc, at), allowed: jsonText(e.schema) });
+      case "const": return format("const", { value: shown(value, doc, at), expected: shown(e.schema) });
+      case "minimum": case "maximum": case "exclusiveMinimum": case "exclusiveMaximum":
+        return format(e.keyword, { value: shown(value, doc, at), limit: String(e.schema) });
+      case "minItems": return format("minItems", { count: value.length, limit: e.schema });
+      case "minProperties": return format("minProperties", { count: Object.keys(value).length, limit: e.schema });
+      case "minLength": case "maxLength":
+        return format(e.keyword, { count: codePoints(value).length, limit: e.schema });
+      case "pattern": return format("pattern", { value: shown(value, doc, at), pattern: jsonString(e.schema) });
+    }
+    return format("keyword", { value: shown(value, doc, at), keyword: e.keyword });
+  }
+
+  function pythonSearch(pattern, s) {
+    var re = new RegExp(pattern, "u");
+    if (re.test(s)) return true;
+    // Python's re.search lets an unescaped final `$` match before one final newline
+    return /(^|[^\\])\$$/.test(pattern) && s.endsWith("\n") && re.test(s.slice(0, -1));
   }
 
   function schemaErrors(doc) {
     var validate = window.icgValidateSubmission;
-    if (validate(doc.value)) return [];
-    var maps = reductions(doc), errors = [], extras = new Map();
+    if (validate(doc.value)) return { lines: [], count: 0 };
+    var found = [], extras = new Map();
     (validate.errors || []).forEach(function (e) {
       if (/\/(anyOf|oneOf)\/[0-9]+\//.test(e.schemaPath) || e.keyword === "if") return;
       if (e.keyword === "pattern" && pythonSearch(e.schema, e.data)) return;
+      // ajv's "number" excludes infinities, JSON Schema's does not (1e999 is a number: the
+      // second layer finds it not finite, as the scorer does)
+      if (e.keyword === "type" && typeof e.data === "number" && !isFinite(e.data) &&
+          String(e.params.type).split(",").indexOf("number") >= 0) return;
       var parts = segments(doc, e.instancePath);
-      if (!kept(maps, parts)) return;
-      if (e.keyword === "additionalProperties") {  // jsonschema: one error for all of them
+      if (e.keyword === "additionalProperties") {  // one error per object, its keys listed
         var key = e.instancePath + " " + e.schemaPath;
         if (extras.has(key)) { extras.get(key).names.push(e.params.additionalProperty); return; }
         var merged = { parts: parts, e: e, names: [e.params.additionalProperty] };
         extras.set(key, merged);
-        errors.push(merged);
+        found.push(merged);
         return;
       }
-      errors.push({ parts: parts, e: e });
+      found.push({ parts: parts, e: e });
     });
-    var described = errors.map(function (item, order) {
-      var e = item.e, parts = item.parts, message;
-      var error = { validator: e.keyword, instance: e.data, expected: e.keyword === "type" ? e.params.type : null,
-        doc: doc, pointer: e.instancePath };
+    var rows = found.map(function (item, order) {
+      var e = item.e, text;
       if (item.names) {
-        var names = item.names.slice().sort();
-        message = shorten(M.unknown_keys + " (" + names.map(reprString).join(", ") + " " +
-          (names.length === 1 ? "was" : "were") + " unexpected)");
-      } else if (e.keyword === "anyOf" && parts.length === 0 && error.instance && typeof error.instance === "object" && !Array.isArray(error.instance)) {
-        message = format("one_block", { blocks: e.schema.map(function (s) { return s.required[0]; }).join(", ") });
+        var written = keysOf(e.data, doc, e.instancePath);
+        var names = item.names.slice().sort(function (a, b) { return written.indexOf(a) - written.indexOf(b); });
+        text = format("additionalProperties", { names: names.map(function (n) { return shown(n); }).join(", ") });
       } else {
-        message = hint(error) || shorten(jsonschemaMessage(e, doc));
+        text = describe(e, doc, item.parts);
       }
-      var parent = e.parentSchema || {};
-      var matches = parent.type === undefined ? false : [].concat(parent.type).some(function (t) {
-        return isType(doc, e.data, e.instancePath, t);
-      });
-      return { parts: parts, order: order, message: message,
-        key: [-parts.length, parts, e.keyword !== "anyOf" && e.keyword !== "oneOf" ? 1 : 0, 0, matches ? 0 : 1],
-        rank: rank(parent, e.keyword) };
+      var rank = facts.keyword_order.indexOf(e.keyword);
+      return { at: position(doc, item.parts), rank: rank < 0 ? facts.keyword_order.length : rank,
+        order: order, line: line(item.parts, text) };
     });
-    described.sort(function (a, b) {
-      var ka = a.key, kb = b.key;
-      if (ka[0] !== kb[0]) return kb[0] - ka[0];
-      var paths = compareLists(ka[1], kb[1]);
-      if (paths !== 0) return -paths;
-      for (var k = 2; k < 5; k++) if (ka[k] !== kb[k]) return kb[k] - ka[k];
-      var ranks = compareLists(a.rank, b.rank);
-      return ranks !== 0 ? ranks : a.order - b.order;
+    rows.sort(function (a, b) {
+      return compareLists(a.at, b.at) || (a.rank - b.rank) || (a.order - b.order);
     });
-    var lines = described.map(function (d) { return jsonPath(d.parts) + ": " + d.message; });
-    if (lines.length > L.max_errors) {
-      lines = lines.slice(0, L.max_errors).concat([format("more_errors", { count: lines.length - L.max_errors })]);
-    }
-    return lines;
+    return { lines: listed(rows.map(function (r) { return r.line; }), rows.length), count: rows.length };
   }
 
   // ---- The second layer: header and blocks against the public facts -----------------
@@ -606,32 +416,36 @@
   function headerErrors(parsed, tier) {
     var doc = parsed.value, out = [], d = facts.tiers[tier];
     // the seed as Python reads it: an integer beyond 2**53 keeps every digit
-    var seed = parsed.ints.has("/seed") ? { text: parsed.ints.get("/seed") } : doc.seed;
-    Object.keys(doc.model).forEach(function (key) {
+    var seed = parsed.ints.has("/seed") ? parsed.ints.get("/seed") : String(doc.seed);
+    keysOf(doc.model, parsed, "/model").forEach(function (key) {
       var value = doc.model[key];
       if (typeof value === "string" && loneSurrogate(value) >= 0) {
-        out.push(format("lone_surrogate", { path: jsonPath(["model", key]), at: loneSurrogate(value) }));
+        out.push(line(["model", key], format("lone_surrogate", { at: loneSurrogate(value) })));
       }
     });
     if (doc.data_version !== d.version) {
-      out.push(format("data_version", { given: doc.data_version, release: d.version }));
+      out.push(line(["data_version"], format("data_version", { given: jsonString(doc.data_version),
+        release: jsonString(d.version), plain: doc.data_version })));
     }
     if (doc.tier !== tier) {
-      out.push(format("tier", { given: doc.tier, tier: tier,
-        hint: doc.tier === "unfrozen" ? M.unfrozen_hint : "" }));
+      out.push(line(["tier"], format("tier", { given: jsonString(doc.tier), tier: jsonString(tier),
+        hint: doc.tier === "unfrozen" ? M.unfrozen_hint : "" })));
     }
     var expected = facts.variant_hashes[doc.variant];
     if (doc.variant_hash !== expected) {
-      out.push(format("variant_hash", { given: doc.variant_hash, variant: doc.variant, expected: expected }));
+      out.push(line(["variant_hash"], format("variant_hash", { given: jsonString(doc.variant_hash),
+        variant: jsonString(doc.variant), expected: jsonString(expected) })));
     }
-    var seeds = Object.keys(d.cohorts[doc.variant] || {}).map(Number).sort(function (a, b) { return a - b; });
+    var seeds = Object.keys(d.cohorts[doc.variant] || {}).map(Number).sort(function (x, y) { return x - y; });
     var holders = facts.frozen_seeds.filter(function (pair) {
       return pair[1].indexOf(doc.seed) >= 0 && pair[0] !== tier;
     }).map(function (pair) { return pair[0]; });
     if (seeds.indexOf(doc.seed) < 0 && holders.length) {
-      out.push(format("tier_of_seed", { tier: tier, variant: doc.variant, seed: seed, other: holders[0], seeds: seeds }));
+      out.push(line(["tier"], format("tier_of_seed", { tier: jsonString(tier), tier_name: tier,
+        variant: doc.variant, seed: seed, other: holders[0], seeds: jsonText(seeds) })));
     } else if (seeds.indexOf(doc.seed) < 0) {
-      out.push(format("seed", { tier: tier, variant: doc.variant, seed: seed, seeds: seeds }));
+      out.push(line(["seed"], format("seed", { tier: tier, variant: doc.variant, seed: seed,
+        seeds: jsonText(seeds) })));
     }
     return out;
   }
@@ -645,12 +459,14 @@
     return out;
   }
 
-  function arrays(block, path) {
+  function arrays(block, path, parsed, pointer) {
     var out = [];
-    Object.keys(block).forEach(function (key) {
+    keysOf(block, parsed, pointer).forEach(function (key) {
       var value = block[key];
       if (Array.isArray(value)) out.push([path.concat([key]), value]);
-      else if (value && typeof value === "object") out = out.concat(arrays(value, path.concat([key])));
+      else if (value && typeof value === "object") {
+        out = out.concat(arrays(value, path.concat([key]), parsed, pointerChild(pointer, key)));
+      }
     });
     return out;
   }
@@ -662,38 +478,38 @@
 
   function idErrors(name, split, ids, expected) {
     if (ids.length === expected.length && ids.every(function (v, k) { return v === expected[k]; })) return [];
-    var position = new Map();
-    expected.forEach(function (id, k) { position.set(id, k); });
+    var at = new Map();
+    expected.forEach(function (id, k) { at.set(id, k); });
     var hits = new Array(expected.length).fill(0), unknown = [];
     ids.forEach(function (id) {
-      if (position.has(id)) hits[position.get(id)]++; else unknown.push(id);
+      if (at.has(id)) hits[at.get(id)]++; else unknown.push(id);
     });
     if (!unknown.length && ids.length === expected.length && hits.every(function (h) { return h <= 1; })) return [];
-    var out = [], where = jsonPath([name, "subject_id"]), counts = new Map();
+    var out = [], where = [name, "subject_id"], counts = new Map();
     ids.forEach(function (id) { counts.set(id, (counts.get(id) || 0) + 1); });
     var dupes = [];
     counts.forEach(function (n, id) { if (n > 1) dupes.push(id); });
-    if (dupes.length) out.push(format("duplicate_ids", { path: where, ids: few(dupes) }));
+    if (dupes.length) out.push(line(where, format("duplicate_ids", { ids: few(dupes) })));
     var missing = expected.filter(function (id, k) { return hits[k] === 0; });
-    if (missing.length) out.push(format("missing_ids", { path: where, count: missing.length, split: split, ids: few(missing) }));
-    if (unknown.length) out.push(format("unknown_ids", { path: where, count: unknown.length, split: split, ids: few(unknown) }));
+    if (missing.length) out.push(line(where, format("missing_ids", { count: missing.length, split: split, ids: few(missing) })));
+    if (unknown.length) out.push(line(where, format("unknown_ids", { count: unknown.length, split: split, ids: few(unknown) })));
     return out;
   }
 
-  function blockErrors(name, block, cohort) {
-    var out = [], list = arrays(block, []);
+  function blockErrors(name, block, cohort, parsed) {
+    var out = [], list = arrays(block, [], parsed, "/" + name);
     var lengths = new Set(list.map(function (a) { return a[1].length; }));
     if (lengths.size > 1) {
-      out.push(format("lengths", { block: jsonPath([name]), detail: list.map(function (a) {
-        return format("length_of", { path: jsonPath([name].concat(a[0])), count: a[1].length });
-      }).join(", ") }));
+      out.push(line([name], format("lengths", { detail: list.map(function (a) {
+        return format("length_of", { path: shownPointer([name].concat(a[0])), count: a[1].length });
+      }).join(", ") })));
     }
     list.forEach(function (a) {
       var path = a[0], values = a[1];
       if (path[path.length - 1] === "subject_id" || typeof values[0] === "string") return;
       var bad = [];
       values.forEach(function (x, k) { if (!isFinite(x)) bad.push(k); });
-      if (bad.length) out.push(format("not_finite", { path: jsonPath([name].concat(path, [bad[0]])), count: bad.length }));
+      if (bad.length) out.push(line([name].concat(path, [bad[0]]), format("not_finite", { count: bad.length })));
     });
     var split = facts.block_splits[name];
     if (split && "subject_id" in block) {
@@ -703,13 +519,14 @@
       var source = block.source, target = block.target, loops = [];
       source.forEach(function (s, k) { if (s === target[k]) loops.push(k); });
       if (loops.length) {
-        out.push(format("self_loop", { path: jsonPath([name, "source", loops[0]]), node: source[loops[0]], count: loops.length }));
+        out.push(line([name, "source", loops[0]], format("self_loop", { node: jsonString(source[loops[0]]), count: loops.length })));
       }
       var seen = new Map();
       for (var k = 0; k < source.length; k++) {
         var pair = JSON.stringify([source[k], target[k]]);
         if (seen.has(pair)) {
-          out.push(format("repeated_edge", { path: jsonPath([name, "source", k]), source: source[k], target: target[k], first: seen.get(pair) }));
+          out.push(line([name, "source", k], format("repeated_edge", { source: jsonString(source[k]),
+            target: jsonString(target[k]), first: seen.get(pair) })));
           break;
         }
         seen.set(pair, k);
@@ -720,48 +537,61 @@
 
   function incompleteTaskErrors(present) {
     var out = [];
-    present.slice().sort().forEach(function (block) {
+    present.forEach(function (block) {
       var users = facts.tasks.filter(function (t) { return t[1].indexOf(block) >= 0; });
       var complete = users.some(function (t) { return t[1].every(function (b) { return present.indexOf(b) >= 0; }); });
       if (users.length && !complete) {
         var needs = new Set();
         users.forEach(function (t) { t[1].forEach(function (b) { if (present.indexOf(b) < 0) needs.add(b); }); });
-        out.push(format("incomplete_task", { block: block, needs: Array.from(needs).sort().join(", "),
-          users: users.map(function (t) { return t[0]; }).join(", ") }));
+        out.push(line([block], format("incomplete_task", { needs: Array.from(needs).sort().join(", "),
+          users: users.map(function (t) { return t[0]; }).join(", ") })));
       }
     });
     return out;
   }
 
-  // ---- One file, start to end ---------------------------------------------------------
-  async function check(name, bytes) {
+  // ---- One file, start to end (bytes already gunzipped by the caller) -----------------
+  function checkBytes(name, bytes) {
     try {
-      if (bytes.length > L.max_bytes) {
-        throw new Invalid("size", ["$: file is over the limit of " + L.max_bytes + " bytes"]);
-      }
-      if (bytes[0] === 0x1f && bytes[1] === 0x8b) bytes = await gunzip(bytes);
       var doc = parse(decode(bytes));
-      var errors = schemaErrors(doc);
-      if (errors.length) throw new Invalid("schema", errors);
+      var schema = schemaErrors(doc);
+      if (schema.count) throw new Invalid("schema", schema.lines, schema.count);
       var value = doc.value;
       var tier = (facts.descriptor_tier || {})[value.tier] || value.tier;
       if (!(tier in facts.tiers)) {
-        return { file: name, valid: false, stage: "usage", errors: ["this page holds no facts for the " +
-          value.tier + " tier (a release without it was published): check the file with `icgbench validate`"] };
+        return { file: name, valid: false, stage: "usage", count: 1, errors: ["this checker holds " +
+          "no facts for the " + value.tier + " tier: check the file with `icgbench validate`"] };
       }
-      errors = headerErrors(doc, tier);
-      if (errors.length) throw new Invalid("semantic", errors);
+      var errors = headerErrors(doc, tier);
+      if (errors.length) throw new Invalid("semantic", listed(errors, errors.length), errors.length);
       var cohort = facts.tiers[tier].cohorts[value.variant][String(value.seed)];
-      var present = facts.task_blocks.filter(function (b) { return b in value; });
+      var present = keysOf(value, doc, "").filter(function (b) { return facts.task_blocks.indexOf(b) >= 0; });
       errors = incompleteTaskErrors(present);
-      present.forEach(function (b) { errors = errors.concat(blockErrors(b, value[b], cohort)); });
-      if (errors.length) throw new Invalid("semantic", errors.slice(0, L.max_errors));
-      return { file: name, valid: true, stage: null, errors: [], variant: value.variant,
+      present.forEach(function (b) { errors = errors.concat(blockErrors(b, value[b], cohort, doc)); });
+      if (errors.length) throw new Invalid("semantic", listed(errors, errors.length), errors.length);
+      return { file: name, valid: true, stage: null, count: 0, errors: [], variant: value.variant,
         seed: value.seed, tier: value.tier, blocks: present.slice().sort() };
     } catch (err) {
-      if (err instanceof Invalid) return { file: name, valid: false, stage: err.stage, errors: err.errors };
-      return { file: name, valid: false, stage: "error", errors: ["the page could not check this file: " + err] };
+      if (err instanceof Invalid) {
+        return { file: name, valid: false, stage: err.stage, count: err.count, errors: err.errors };
+      }
+      return { file: name, valid: false, stage: "error", count: 1,
+        errors: ["the checker could not check this file: " + err] };
     }
+  }
+
+  async function check(name, bytes) {
+    if (bytes.length > L.max_bytes) {
+      return { file: name, valid: false, stage: "size", count: 1,
+        errors: ["/: file is over the limit of " + L.max_bytes + " bytes"] };
+    }
+    if (bytes[0] === 0x1f && bytes[1] === 0x8b) {
+      try { bytes = await gunzip(bytes); } catch (err) {
+        if (err instanceof Invalid) return { file: name, valid: false, stage: err.stage, count: 1, errors: err.errors };
+        throw err;
+      }
+    }
+    return checkBytes(name, bytes);
   }
 
   // ---- The page ---------------------------------------------------------------------
@@ -773,7 +603,8 @@
       head.textContent = "VALID " + verdict.file + ": " + verdict.variant + " seed " + verdict.seed +
         " (" + verdict.tier + " tier), blocks: " + verdict.blocks.join(", ");
     } else {
-      head.textContent = "INVALID " + verdict.file + " (" + verdict.stage + "):";
+      head.textContent = "INVALID " + verdict.file + " (" + verdict.stage + "): " + verdict.count +
+        " problem" + (verdict.count === 1 ? "" : "s");
     }
     head.className = verdict.valid ? "valid" : "invalid";
     box.appendChild(head);
