@@ -378,10 +378,12 @@ def check_page(templates: jinja2.Environment, css: str, data_versions: list[str]
     public facts it reads (leaderboard.checker), all inline, under the same CSP."""
     from icgbench.leaderboard.checker import checker_facts, facts_json
 
-    schema_js, check_js = _asset("submission_schema.js"), _asset("check.js")
+    schema_js, core_js, check_js = (_asset(name) for name in (
+        "submission_schema.js", "checker_core.js", "check.js"))
     return templates.get_template("check.html.j2").render(
-        css=Markup(css), schema_js=Markup(schema_js), check_js=Markup(check_js),
-        csp=Markup(content_security_policy(css, schema_js, check_js)),
+        css=Markup(css), schema_js=Markup(schema_js), core_js=Markup(core_js),
+        check_js=Markup(check_js), csp=Markup(content_security_policy(
+            css, schema_js, core_js, check_js)),
         facts=Markup(facts_json(checker_facts())), data_versions=data_versions)
 
 
