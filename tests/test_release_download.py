@@ -73,33 +73,40 @@ def test_mirrors_are_tried_in_order_past_a_failing_one(mini, www, tmp_path, capl
     with served(www, failures=-1, requests=hits) as down, served(www) as up:
         d = _with_mirrors(mini, [f"{down}/release.tar.gz", f"{up}/tampered.tar.gz",
                                  f"{up}/release.tar.gz"], www)
-        dest, source = download.download(d, tmp_path / "dest", retries=1)
-    assert source == f"{up}/release.tar.gz"
+        dest, source, cached = download.download(d, tmp_path / "dest", retries=1)
+    assert source == f"{up}/release.tar.gz" and cached is None
     assert _installed(d, dest)
     assert hits == ["/release.tar.gz"] * 2  # the first mirror: once, then one retry
-    warned = " ".join(r.getMessage() for r in caplog.records)
-    assert "HTTP 503" in warned and "corrupt or truncated archive" in warned
+    warned = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warned) == 2, warned
+    assert "HTTP 503" in warned[0] and "(2 attempts)" in warned[0]
+    assert f"{up}/tampered.tar.gz: corrupt or truncated archive" in warned[1]
+    assert "trying the next source (3 of 3)" in warned[1]
 
 
 def test_a_transient_failure_is_retried(mini, www, tmp_path):
     _publish(mini, www)
     hits: list[str] = []
     with served(www, failures=2, requests=hits) as url:
-        dest, _ = download.download(mini, tmp_path / "dest", f"{url}/release.tar.gz",
-                                    retries=2)
+        dest, _, _ = download.download(mini, tmp_path / "dest", f"{url}/release.tar.gz",
+                                       retries=2)
     assert len(hits) == 3 and _installed(mini, dest)
 
 
-def test_every_source_failing_names_each_and_installs_nothing(mini, www, tmp_path):
+def test_every_source_failing_names_each_once_and_installs_nothing(mini, www, tmp_path,
+                                                                    caplog):
     dest = tmp_path / "dest"
     with served(www, failures=-1) as down, served(www) as up:
         d = _with_mirrors(mini, [f"{down}/release.tar.gz", f"{up}/tampered.tar.gz"], www)
         with pytest.raises(InvalidInputError) as exc:
             download.download(d, dest, retries=0)
+    warned = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert warned == [f"cannot download {down}/release.tar.gz: HTTP 503 Service Unavailable;"
+                      " trying the next source (2 of 2)"]
     message = str(exc.value)
-    assert "every source failed (2)" in message
-    assert f"{down}/release.tar.gz: cannot download" in message and "HTTP 503" in message
-    assert f"{up}/tampered.tar.gz: " in message
+    assert message.startswith(f"{up}/tampered.tar.gz: ")
+    assert message.endswith("every source failed (2), nothing was installed")
+    assert "HTTP 503" not in message
     assert not dest.exists() or not any(dest.rglob("*.parquet"))
 
 
@@ -110,22 +117,24 @@ def test_the_archive_is_cached_per_user_and_reused_offline(mini, www, tmp_path, 
         download.download(mini, tmp_path / "first", source, retries=0)
     cached = home / "cache" / download.cached_name(mini, source)
     assert cached.read_bytes() == (www / "release.tar.gz").read_bytes()
-    dest, _ = download.download(mini, tmp_path / "second", source, retries=0)  # server gone
-    assert _installed(mini, dest)
+    dest, _, used = download.download(mini, tmp_path / "second", source, retries=0)  # offline
+    assert used == cached and _installed(mini, dest)
 
 
-def test_a_cached_archive_that_no_longer_verifies_is_dropped(mini, www, tmp_path, home):
+def test_a_cached_archive_that_no_longer_verifies_is_fetched_again(mini, www, tmp_path, home,
+                                                                   caplog):
     _publish(mini, www)
-    with served(www) as url:
+    hits: list[str] = []
+    with served(www, requests=hits) as url:
         source = f"{url}/release.tar.gz"
         cached = home / "cache" / download.cached_name(mini, source)
         cached.parent.mkdir(parents=True)
         cached.write_bytes((www / "tampered.tar.gz").read_bytes())
-        with pytest.raises(InvalidInputError):
-            download.download(mini, tmp_path / "dest", source, retries=0)
-        assert not cached.exists()
-        dest, _ = download.download(mini, tmp_path / "dest", source, retries=0)
-    assert _installed(mini, dest)
+        dest, _, used = download.download(mini, tmp_path / "dest", source, retries=0)
+    assert used is None and hits == ["/release.tar.gz"] and _installed(mini, dest)
+    assert cached.read_bytes() == (www / "release.tar.gz").read_bytes()
+    [warning] = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert f"the cached archive {cached} (from {source}) no longer verifies" in warning
 
 
 def test_the_default_cache_is_the_platform_user_cache(monkeypatch):
@@ -143,8 +152,8 @@ def test_a_local_archive_needs_no_url_scheme(form, mini, www, tmp_path, monkeypa
     monkeypatch.chdir(tmp_path)
     source = {"plain": str(path), "relative": "www/release.tar.gz",
               "file-url": path.as_uri()}[form]
-    dest, used = download.download(mini, tmp_path / "dest", source)
-    assert used == source and _installed(mini, dest)
+    dest, used, cached = download.download(mini, tmp_path / "dest", source)
+    assert used == source and cached is None and _installed(mini, dest)
 
 
 def test_an_oversized_answer_is_cut_off_and_not_retried(mini, tmp_path, monkeypatch):
@@ -179,7 +188,8 @@ def test_without_url_or_mirrors_the_command_says_what_to_do(mini, tmp_path, monk
     monkeypatch.setattr("icgbench.data.tier_descriptor", lambda tier: mini)
     assert main(["data", "download", "--to", str(tmp_path / "d")]) == 2
     err = capsys.readouterr().err
-    assert "lists no mirrors" in err and "--url" in err and "data build" in err
+    assert "lists no mirrors" in err and "ICGBENCH_MIRRORS" in err and "--url" in err
+    assert "data build" in err
 
 
 def test_the_cli_downloads_from_the_mirrors(mini, www, tmp_path, monkeypatch, capsys):

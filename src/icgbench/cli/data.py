@@ -20,9 +20,10 @@ from icgbench.release.download import (
     DEFAULT_DEADLINE,
     DEFAULT_MIN_RATE,
     DEFAULT_RETRIES,
+    MIRRORS_ENV,
     RATE_GRACE_SECONDS,
 )
-from icgbench.release.locate import release_root, source_root
+from icgbench.release.locate import HOME_ENV, release_root, source_root
 from icgbench.release.tiers import SEALED_NAME, TIERS, get_tier
 
 TIER_CHOICES = list(TIERS)
@@ -78,13 +79,18 @@ def register(commands: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("download", help="fetch a release archive, verify every member, "
                        "install atomically",
-                       description="Fetch the tier's release archive from --url, or else from "
-                       "the mirrors its descriptor lists, in order; keep it in the per-user "
-                       "cache ($ICGBENCH_HOME/cache when set); check every member against the "
-                       "committed descriptor; install only a complete, exact archive.")
-    p.add_argument("--url", default=None,
-                   help="the tar.gz archive: an http(s) URL, a file:// URL or a local path "
-                   "(default: the descriptor's mirrors, in order)")
+                       description="Install the tier from its release archive. Sources are "
+                       "tried in order until one works: each --url given; without --url, "
+                       f"those ${MIRRORS_ENV} lists, then the descriptor's mirrors. Fetched "
+                       f"archives are kept in the per-user cache (${HOME_ENV}/cache when "
+                       "set) and used from there next time, with no network. Every member "
+                       "is checked against the committed descriptor; only a complete, exact "
+                       "archive is installed.")
+    p.add_argument("--url", action="append", default=None, metavar="SOURCE",
+                   help="a tar.gz archive: an http(s) URL, a file:// URL or a local path; "
+                   "repeat to give several, tried in order (default: the sources in "
+                   f"${MIRRORS_ENV}, whitespace- or comma-separated, then the descriptor's "
+                   "mirrors)")
     p.add_argument("--retries", type=non_negative_int, default=DEFAULT_RETRIES,
                    help=f"attempts after the first for each http(s) source, after a "
                    f"transient failure only (default {DEFAULT_RETRIES})")
@@ -234,7 +240,7 @@ def run_pack(args: argparse.Namespace) -> int:
     d = tier_descriptor(args.tier)
     try:
         root: Path | None = release_root()
-    except UsageError:  # no release where ICGBENCH_HOME points: only the packed tier's own
+    except UsageError:  # no release located: no other tier's descriptor to protect
         root = None
     for tier in TIERS.values() if root is not None else ():  # every tier's descriptor
         descriptor = root / tier.descriptor_path
@@ -253,9 +259,15 @@ def run_download(args: argparse.Namespace) -> int:
     d = tier_descriptor(args.tier)
     dest = args.to if args.to is not None else d.base
     limits = download.Limits(deadline=args.timeout, min_rate=args.min_rate)
-    _, source = download.download(d, dest, args.url, args.retries, limits)
-    print(f"downloaded and verified {len(d.resources)} files of the {d.tier} tier from "
-          f"{source} into {dest}")
+    installed = download.download(d, dest, args.url, args.retries, limits)
+    files = f"{len(d.resources)} files of the {d.tier} tier"
+    if installed.cached is not None:
+        print(f"using the cached archive {installed.cached} (already downloaded from "
+              f"{installed.source}): verified and installed {files} into {dest}")
+    elif download.local_path(installed.source) is not None:
+        print(f"verified and installed {files} from {installed.source} into {dest}")
+    else:
+        print(f"downloaded and verified {files} from {installed.source} into {dest}")
     return 0
 
 

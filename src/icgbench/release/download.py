@@ -1,18 +1,21 @@
-"""Getting a release archive: from a URL or path given, or from the descriptor's mirrors.
+"""Getting a release archive: from the sources given, or from the listed mirrors.
 
+The sources are tried in order, each once: the ``--url`` sources given; without any,
+those ``$ICGBENCH_MIRRORS`` lists, then the descriptor's mirrors (``icgbench:mirrors``).
 HTTP(S) sources are fetched with the standard library (a progress bar on a terminal) into
-a per-user cache (``platformdirs``' user cache folder, or ``$ICGBENCH_HOME/cache``), so a
-second install needs no network. A plain path or a ``file://`` URL is read in place.
-Whatever the source, the archive is then checked member by member against the committed
-descriptor (``archive.install``): a source that fails to answer, sends too much, is too
-slow, or sends an archive that does not match is recorded, its cached copy dropped, and the
-next mirror is tried. Only when every source failed does the command fail, naming each.
+a per-user cache (``$ICGBENCH_HOME/cache``, or ``platformdirs``' user cache folder), and
+an archive already there is used first, with no network. A plain path or a ``file://``
+URL is read in place. Whatever the source, the archive is checked member by member
+against the committed descriptor (``archive.install``): a source that fails to answer,
+sends too much, is too slow, or sends an archive that does not match is reported once,
+its cached copy dropped, and the next source is tried; the first that works wins.
 
 A source is given :attr:`Limits.deadline` seconds in all, retries included, and once a
 quarter of that or :data:`RATE_GRACE_SECONDS` has passed (whichever comes first) it must
 average :attr:`Limits.min_rate` bytes a second: a server that drips a byte now and then is
 cut off, not waited on forever. A transient failure (no connection, a timeout, HTTP 408,
-429 or 5xx) is retried after 1 s, then 2 s, ...; any other HTTP error (a 404) is not.
+425, 429, 500, 502, 503 or 504) is retried after 1 s, then 2 s, ...; any other HTTP error
+(a 404, a 403) is final at once.
 """
 
 from __future__ import annotations
@@ -21,12 +24,14 @@ import contextlib
 import hashlib
 import logging
 import os
+import re
 import stat
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, NamedTuple
 from urllib.parse import unquote, urlparse
 
 from icgbench import __version__
@@ -34,7 +39,7 @@ from icgbench.errors import InvalidInputError, UsageError, UserError
 from icgbench.progress import progress_bar
 from icgbench.release import archive
 from icgbench.release.descriptor import Descriptor
-from icgbench.release.locate import ENV_VAR
+from icgbench.release.locate import HOME_ENV, data_home
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +56,8 @@ RATE_GRACE_SECONDS = 30.0
 #: The first wait before a retry; each next one is longer by as much.
 BACKOFF_SECONDS = 1.0
 REMOTE_SCHEMES = ("http", "https")
+#: Extra archive sources, tried before the descriptor's mirrors when no --url is given.
+MIRRORS_ENV = "ICGBENCH_MIRRORS"
 CHUNK = 1 << 16
 #: HTTP statuses worth retrying: the server or a proxy may answer next time.
 TRANSIENT_STATUS = frozenset({408, 425, 429, 500, 502, 503, 504})
@@ -82,22 +89,23 @@ class Limits:
         return min(RATE_GRACE_SECONDS, self.deadline / 4)
 
 
-@dataclass(frozen=True)
-class Attempt:
-    """One source tried, and why it was given up."""
-
-    source: str
-    problem: str
-
-
 def cache_dir() -> Path:
     """Where downloaded archives are kept: ``$ICGBENCH_HOME/cache`` or the user cache."""
-    home = os.environ.get(ENV_VAR)
-    if home:
-        return Path(home) / "cache"
+    home = data_home()
+    if home is not None:
+        return home / "cache"
     import platformdirs
 
     return Path(platformdirs.user_cache_dir("icgbench", appauthor=False))
+
+
+def _make_cache_dir() -> None:
+    folder = cache_dir()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"cannot create the cache folder {folder}: {exc.strerror} (set "
+                         f"{HOME_ENV} to a writable folder)") from None
 
 
 def cached_name(descriptor: Descriptor, url: str) -> str:
@@ -106,17 +114,27 @@ def cached_name(descriptor: Descriptor, url: str) -> str:
     return f"{descriptor.document['name']}-{descriptor.version}-{source}.tar.gz"
 
 
-def sources(descriptor: Descriptor, url: str | None) -> list[str]:
-    """What to try, in order: the source given, or else every mirror of the descriptor."""
-    if url is not None:
-        return [url]
-    mirrors = descriptor.mirrors
-    if not mirrors:
+def env_mirrors(descriptor: Descriptor) -> list[str]:
+    """The sources ``$ICGBENCH_MIRRORS`` lists (whitespace- or comma-separated), with
+    ``{tier}`` and ``{version}`` replaced by the descriptor's, so one setting serves every
+    tier and release."""
+    listed = re.split(r"[\s,]+", os.environ.get(MIRRORS_ENV, "").strip())
+    return [m.replace("{tier}", descriptor.tier).replace("{version}", descriptor.version)
+            for m in listed if m]
+
+
+def sources(descriptor: Descriptor, url: str | Sequence[str] | None = None) -> list[str]:
+    """What to try, in order, each once: the sources given (``--url``, in the order given);
+    without any, ``$ICGBENCH_MIRRORS`` and then the descriptor's mirrors."""
+    given = [url] if isinstance(url, str) else list(url or ())
+    chosen = list(dict.fromkeys(given or [*env_mirrors(descriptor), *descriptor.mirrors]))
+    if not chosen:
         raise UsageError(
-            f"the {descriptor.tier} tier of release {descriptor.version} lists no mirrors: "
-            "pass --url URL (an http(s) address, a file:// URL or a local path), or build "
-            f"the tier locally with `icgbench data build --tier {descriptor.tier}`")
-    return mirrors
+            f"the {descriptor.tier} tier of release {descriptor.version} lists no mirrors and "
+            f"{MIRRORS_ENV} is not set: pass --url URL (an http(s) address, a file:// URL or "
+            f"a local path), or build the tier locally with `icgbench data build --tier "
+            f"{descriptor.tier}`")
+    return chosen
 
 
 def local_path(source: str) -> Path | None:
@@ -218,10 +236,7 @@ def fetch(url: str, descriptor: Descriptor, retries: int = DEFAULT_RETRIES,
     if cached.exists():
         log.info("%s is in the cache: %s", url, cached)
         return _regular_file(cached)
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise UsageError(f"cannot create the cache folder {folder}: {exc.strerror}") from None
+    _make_cache_dir()
     log.info("fetching %s into %s", url, folder)
     clock = _Clock(limits)
     limit = archive.archive_limit(descriptor)
@@ -232,7 +247,8 @@ def fetch(url: str, descriptor: Descriptor, retries: int = DEFAULT_RETRIES,
         except _Failed as failure:
             attempt += 1
             if not failure.transient or attempt > retries:
-                raise UsageError(f"cannot download {url}: {failure}") from None
+                tries = f" ({attempt} attempts)" if attempt > 1 else ""
+                raise UsageError(f"cannot download {url}: {failure}{tries}") from None
             wait = BACKOFF_SECONDS * attempt
             log.info("%s failed (%s); retrying in %g s", url, failure, wait)
             try:
@@ -257,42 +273,86 @@ def _attempt(url: str, cached: Path, limit: int, clock: _Clock) -> Path:
             os.unlink(temporary)
 
 
-def download(descriptor: Descriptor, dest: Path, url: str | None = None,
-             retries: int = DEFAULT_RETRIES, limits: Limits | None = None
-             ) -> tuple[Path, str]:
+class Installed(NamedTuple):
+    """Where a tier was installed, from which source, and the cached archive if one was used
+    as it was (no network)."""
+
+    dest: Path
+    source: str
+    cached: Path | None
+
+
+def _cached_copies(descriptor: Descriptor, chosen: list[str]) -> list[tuple[str, Path]]:
+    """The remote sources whose archive is already in the cache, with its file, in order."""
+    folder = cache_dir()
+    copies = [(source, folder / cached_name(descriptor, source)) for source in chosen
+              if local_path(source) is None]
+    return [(source, cached) for source, cached in copies if cached.is_file()]
+
+
+def download(descriptor: Descriptor, dest: Path,
+             url: str | Sequence[str] | None = None, retries: int = DEFAULT_RETRIES,
+             limits: Limits | None = None) -> Installed:
     """Install the tier from the first source that gives a verified archive.
 
-    Returns ``(dest, source)``; raises, naming every source tried, when none did. Each
-    failure is reported once: in the error when every source failed (with ``-v``, also as
-    it happens).
+    An archive already in the cache is used first, with no network; one that no longer
+    verifies is deleted and fetched again. Each failure is reported once: as a warning as
+    it happens while another source remains, else in the error raised, which also says how
+    many sources failed. A problem with ``dest`` itself (every source would fail the same
+    way) is raised at once.
     """
-    attempts: list[Attempt] = []
-    worst: type[UserError] = UsageError
     chosen = sources(descriptor, url)
+    for source in chosen:
+        local_path(source)  # an unsupported scheme is refused before anything is fetched
+    for source, cached in _cached_copies(descriptor, chosen):
+        try:
+            archive.install(_regular_file(cached), descriptor, dest)
+        except InvalidInputError as exc:
+            with contextlib.suppress(OSError):
+                cached.unlink()
+            log.warning("the cached archive %s (from %s) no longer verifies (%s); deleted it",
+                        cached, source, exc)
+            continue
+        log.info("used the cached archive %s of %s", cached, source)
+        return Installed(dest, source, cached)
+    if any(local_path(source) is None for source in chosen):
+        _make_cache_dir()
+    problems: list[str] = []
+    worst: type[UserError] = UsageError
     for number, source in enumerate(chosen, 1):
         path = local_path(source)
-        cached = path is None
         try:
-            archive_file = _regular_file(path) if path is not None else fetch(
-                source, descriptor, retries, limits)
-            archive.install(archive_file, descriptor, dest)
-        except UserError as exc:
-            if isinstance(exc, InvalidInputError):
-                worst = InvalidInputError
-            attempts.append(Attempt(source, str(exc)))
-            log.info("%s failed: %s", source, exc)
-            if number < len(chosen):
-                log.warning("source %d of %d failed; trying the next one", number,
-                            len(chosen))
-            if cached:
-                (cache_dir() / cached_name(descriptor, source)).unlink(missing_ok=True)
-            continue
-        if attempts:
-            log.warning("installed from %s after %d failed source(s): %s", source,
-                        len(attempts), "; ".join(f"{a.source}: {a.problem}"
-                                                 for a in attempts))
-        return dest, source
-    if len(attempts) == 1:
-        raise worst(attempts[0].problem)
-    listed = "\n  ".join(f"{a.source}: {a.problem}" for a in attempts)
-    raise worst(f"every source failed ({len(attempts)}); nothing was installed:\n  {listed}")
+            problem = _try(source, path, descriptor, dest, retries, limits)
+        except InvalidInputError as exc:  # a wrong or oversized archive
+            worst, problem = InvalidInputError, str(exc)
+        if problem is None:
+            return Installed(dest, source, None)
+        problems.append(problem)
+        if path is None:
+            (cache_dir() / cached_name(descriptor, source)).unlink(missing_ok=True)
+        if number < len(chosen):
+            log.warning("%s; trying the next source (%d of %d)", problem, number + 1,
+                        len(chosen))
+    if len(problems) == 1:
+        raise worst(problems[0])
+    raise worst(f"{problems[-1]}; every source failed ({len(problems)}), nothing was "
+                "installed")
+
+
+def _try(source: str, path: Path | None, descriptor: Descriptor, dest: Path, retries: int,
+         limits: Limits | None) -> str | None:
+    """Install from one source: None when it worked, else what went wrong (naming it).
+
+    Raises InvalidInputError for an archive that is wrong, and a UsageError from
+    ``archive.install`` for a problem with ``dest``.
+    """
+    try:
+        archive_file = _regular_file(path) if path is not None else fetch(
+            source, descriptor, retries, limits)
+    except UsageError as exc:
+        return str(exc)
+    try:
+        archive.install(archive_file, descriptor, dest)
+    except InvalidInputError as exc:
+        raise InvalidInputError(f"{source}: {exc}") from None
+    return None

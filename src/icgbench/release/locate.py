@@ -1,9 +1,18 @@
-"""Finding the release on disk: the folder that holds ``datapackage.json``.
+"""Finding the release on disk (the folder that holds ``datapackage.json``) and the data home.
 
-Order: the ``ICGBENCH_HOME`` environment variable; the current folder or one of its
-parents holding an ICg-Bench descriptor; the source checkout this package was installed
-from (editable installs). The small tier lives there; the full tier under
-``datasets/full/``.
+Two environment variables, each with one meaning:
+
+- ``ICGBENCH_RELEASE`` names the release root. It must hold an ICg-Bench
+  ``datapackage.json``; a wrong one is an error, since the user asked for it.
+- ``ICGBENCH_HOME`` is the per-user data home: downloaded archives are cached in its
+  ``cache`` folder. It is not required to hold anything, so an empty or missing folder
+  never breaks a command. For compatibility with earlier releases, a home that holds a
+  ``datapackage.json`` is still taken as the release root.
+
+The release root is, in order: ``ICGBENCH_RELEASE``; ``ICGBENCH_HOME`` if it holds a
+descriptor; the current folder or one of its parents holding an ICg-Bench descriptor; the
+source checkout this package was installed from (editable installs). The small tier lives
+there; the full tier under ``datasets/full/``.
 """
 
 from __future__ import annotations
@@ -14,7 +23,10 @@ from pathlib import Path
 from icgbench.errors import UsageError
 
 PACKAGE_NAME_PREFIX = "icg-bench"
-ENV_VAR = "ICGBENCH_HOME"
+#: The per-user data home (the download cache is ``$ICGBENCH_HOME/cache``).
+HOME_ENV = "ICGBENCH_HOME"
+#: The release root, when it is neither the current folder nor the source checkout.
+RELEASE_ENV = "ICGBENCH_RELEASE"
 
 
 def _is_release_root(folder: Path) -> bool:
@@ -31,14 +43,25 @@ def _is_release_root(folder: Path) -> bool:
     return isinstance(name, str) and name.startswith(PACKAGE_NAME_PREFIX)
 
 
+def _named_root(variable: str, value: str, hint: str) -> Path:
+    """The release root an environment variable names, or a UsageError saying why not."""
+    root = Path(value)
+    if not _is_release_root(root):
+        raise UsageError(f"{variable}={value} does not hold an ICg-Bench datapackage.json "
+                         f"({hint})")
+    return root
+
+
 def release_root() -> Path:
     """The release root folder, or a UsageError explaining how to get one."""
-    env = os.environ.get(ENV_VAR)
-    if env:
-        root = Path(env)
-        if not _is_release_root(root):
-            raise UsageError(f"{ENV_VAR}={env} does not hold an ICg-Bench datapackage.json")
-        return root
+    named = os.environ.get(RELEASE_ENV)
+    if named:
+        return _named_root(RELEASE_ENV, named, f"unset {RELEASE_ENV} to use the release "
+                           "in the current folder or the source checkout")
+    home = data_home()
+    if home is not None and (home / "datapackage.json").exists():
+        return _named_root(HOME_ENV, str(home), f"{HOME_ENV} is the data home and need "
+                           f"not hold a release; name a release root with {RELEASE_ENV}")
     here = Path.cwd().resolve()
     for folder in (here, *here.parents):
         if _is_release_root(folder):
@@ -48,8 +71,14 @@ def release_root() -> Path:
         return checkout
     raise UsageError(
         "no ICg-Bench release found: run inside the repository, or set "
-        f"{ENV_VAR} to a folder holding datapackage.json"
+        f"{RELEASE_ENV} to a folder holding datapackage.json"
     )
+
+
+def data_home() -> Path | None:
+    """The per-user data home ``$ICGBENCH_HOME``, or None when it is not set."""
+    home = os.environ.get(HOME_ENV)
+    return Path(home) if home else None
 
 
 def source_root() -> Path:
