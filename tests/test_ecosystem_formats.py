@@ -25,7 +25,14 @@ import pytest
 from icgbench import contract
 from icgbench.errors import InvalidInputError
 from icgbench.release.croissant import DATA_TYPES, croissant_document, data_prefix
-from icgbench.release.dataset_card import DTYPES, SPLIT_NAME, card_folder, split_name
+from icgbench.release.dataset_card import (
+    BINARY_NAMES,
+    DTYPES,
+    SPLIT_NAME,
+    card_folder,
+    is_binary,
+    split_name,
+)
 from icgbench.release.descriptions import render, stale_descriptions, write_tier_descriptions
 from icgbench.release.descriptor import SYNTHETIC_NOTICE, Descriptor, load_descriptor
 
@@ -294,6 +301,36 @@ def test_mlcroissant_loads_each_tier_with_no_error_or_warning(tier, request):
                      for r in d.resources}
 
 
+def test_mlcroissant_is_required_and_documented_with_its_parquet_extra():
+    """Without its ``parquet`` extra mlcroissant loads croissant.json but raises ImportError
+    at the first record: the dev extras ask for the extra, the lock pins what it pulls in,
+    and every page showing mlcroissant (and each card) says to install it."""
+    import importlib.metadata
+    import tomllib
+
+    dev = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"]["dev"]
+    assert [r for r in dev if r.startswith("mlcroissant")] == ["mlcroissant[parquet]>=1.0.17"]
+    pins = {line.split("==")[0].lower(): line.split("==")[1]
+            for line in (ROOT / "constraints.txt").read_text().splitlines()
+            if "==" in line and not line.startswith("#")}
+    extra = [re.split(r"[\s;<>=!~\[]", r, maxsplit=1)[0].lower()
+             for r in importlib.metadata.requires("mlcroissant") or []
+             if re.search(r"extra\s*==\s*['\"]parquet['\"]", r)]
+    assert extra, "mlcroissant declares no parquet extra any more"
+    for name in ["mlcroissant", *extra]:
+        assert name in pins, f"constraints.txt does not pin {name} (mlcroissant[parquet])"
+        assert importlib.metadata.version(name) == pins[name], name
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")),
+             *(ROOT / card_folder(_descriptor(t)) / "README.md" for t in TIERS)]
+    showing = [p for p in pages if re.search(r"import mlcroissant|mlcroissant validate|"
+                                             r"readable with `mlcroissant`", p.read_text())]
+    assert len(showing) >= 3  # docs/data.md and both cards
+    missing = [p.relative_to(ROOT).as_posix() for p in showing
+               if 'pip install "mlcroissant[parquet]"' not in p.read_text()]
+    assert not missing, f"these pages show mlcroissant without its install line: {missing}"
+
+
 # --- the Hugging Face dataset card ------------------------------------------------------------
 
 
@@ -315,14 +352,31 @@ def test_the_card_configs_cover_every_table_and_cohort(tier):
             (d.base / r.path).resolve() for r in resources]
         schema = contract.table_schema(table)["fields"]
         assert infos[_config(table)]["features"] == [
-            {"name": f["name"], "dtype": DTYPES[f["type"]]} for f in schema]
-    if tier == "small":  # the declared dtypes are the files' own types
+            {"name": f["name"], "dtype": _declared(f)} for f in schema]
+    if tier == "small":  # the declared dtypes are the files' own types (a label is int64)
         for table in contract.table_names():
             arrow = pq.read_schema(d.base / _parquet(d, table)[0].path)
             declared = infos[_config(table)]["features"]
             assert [(f.name, str(f.type)) for f in arrow] == [
-                (f["name"], {"float64": "double"}.get(f["dtype"], f["dtype"]))
-                for f in declared]
+                (f["name"], "int64" if isinstance(f["dtype"], dict) else
+                 {"float64": "double"}.get(f["dtype"], f["dtype"])) for f in declared]
+
+
+def _declared(field: dict) -> object:
+    """A field's dtype as the card's YAML reads back: datasets' class_label form for a
+    0/1 label, else the Table Schema type's name."""
+    if is_binary(field):
+        return {"class_label": {"names": {"0": "no", "1": "yes"}}}
+    return DTYPES[field["type"]]
+
+
+def test_the_binary_labels_are_the_outcome_columns():
+    """Which fields the card makes ClassLabels: every 0/1 outcome, and nothing else (a -1/1
+    sign or a -1/0/1 direction stays an integer)."""
+    binary = [(t, f["name"]) for t in contract.table_names()
+              for f in contract.table_schema(t)["fields"] if is_binary(f)]
+    assert binary == [("train_outcomes", "event"), ("test_outcomes", "event")]
+    assert BINARY_NAMES == ("no", "yes")
 
 
 @pytest.mark.parametrize("tier", TIERS)
@@ -347,16 +401,21 @@ def test_the_card_text_says_what_the_release_is(tier):
 
 def _load_offline(tmp_path: Path, folder: Path, configs: list[str]) -> dict:
     """Load configs with Hugging Face ``datasets`` in a fresh process, offline, with its
-    caches under ``tmp_path``; every split is saved as an Arrow file to compare."""
+    caches under ``tmp_path``; every split is saved as an Arrow file to compare. Returns
+    ``splits`` (config -> split -> Arrow file) and ``features`` (config -> split -> column
+    -> [the ``datasets`` feature's class name, its class names or None])."""
     out = tmp_path / "out"
     script = (
         "import json, sys, pyarrow as pa\n"
         "from datasets import load_dataset\n"
         "folder, out, *configs = sys.argv[1:]\n"
-        "manifest = {}\n"
+        "manifest, features = {}, {}\n"
         "for config in configs:\n"
         "    loaded = load_dataset(folder, config)\n"
         "    manifest[config] = {}\n"
+        "    features[config] = {split: {name: [type(f).__name__, getattr(f, 'names', None)]\n"
+        "                                for name, f in ds.features.items()}\n"
+        "                        for split, ds in loaded.items()}\n"
         "    for split, ds in loaded.items():\n"
         "        path = f'{out}/{config}.{split}.arrow'\n"
         "        with pa.OSFile(path, 'wb') as sink:\n"
@@ -364,7 +423,7 @@ def _load_offline(tmp_path: Path, folder: Path, configs: list[str]) -> dict:
         "            with pa.ipc.new_file(sink, table.schema) as writer:\n"
         "                writer.write_table(table)\n"
         "        manifest[config][split] = path\n"
-        "print(json.dumps(manifest))\n"
+        "print(json.dumps({'splits': manifest, 'features': features}))\n"
     )
     out.mkdir()
     env = {**os.environ, "HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1",
@@ -379,7 +438,14 @@ def _load_offline(tmp_path: Path, folder: Path, configs: list[str]) -> dict:
 
 def _check_loaded(d: Descriptor, manifest: dict, tables: list[str]) -> None:
     for table in tables:
-        splits = manifest[_config(table)]
+        splits = manifest["splits"][_config(table)]
+        expected_features = {
+            f["name"]: ["ClassLabel", list(BINARY_NAMES)] if is_binary(f) else ["Value", None]
+            for f in contract.table_schema(table)["fields"]}
+        for split, features in manifest["features"][_config(table)].items():
+            assert features == expected_features, (
+                f"config {_config(table)}, split {split}: datasets read features {features}, "
+                f"the card declares {expected_features}")
         resources = _parquet(d, table)
         assert list(splits) == [split_name(r.variant, r.seed) for r in resources]
         for r in resources:
@@ -398,6 +464,9 @@ def test_datasets_loads_the_small_tier_offline(tmp_path):
     manifest = _load_offline(tmp_path, ROOT / card_folder(d),
                              ["train_outcomes", "truth_test_outcomes"])
     _check_loaded(d, manifest, ["train_outcomes", "test_outcomes"])
+    for config in ("train_outcomes", "truth_test_outcomes"):  # the target, a ClassLabel
+        for split, features in manifest["features"][config].items():
+            assert features["event"] == ["ClassLabel", ["no", "yes"]], (config, split)
     assert any((tmp_path / "hf" / "ds").rglob("*.arrow")), "the cache was not under tmp_path"
 
 

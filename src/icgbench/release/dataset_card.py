@@ -4,11 +4,13 @@ The card sits in the tier's data folder, so that ``datasets.load_dataset(<folder
 reads the Parquet files offline: one config per table (truth tables are named
 ``truth_<table>``), one split per cohort (``<variant>_seed<k>``), each config's features
 typed from the Table Schema (``datasets`` casts every file to them, and refuses one whose
-columns differ). Split sizes are left out: ``datasets`` requires each split's size in
-bytes of its own Arrow cache, which the descriptor cannot know. The YAML front matter is
-written by hand (no YAML library is needed at run time); every string in it is a JSON
-string, which YAML reads as the same string. Nothing here reads a clock: the same
-descriptor gives the same bytes.
+columns differ). A binary 0/1 column (an integer field whose Table Schema ``enum`` is
+``[0, 1]``, such as ``event``) is a ``ClassLabel`` named ``no``/``yes``: stored as the same
+int64, but a classifier's target to ``datasets`` and the tools built on it. Split sizes are
+left out: ``datasets`` requires each split's size in bytes of its own Arrow cache, which the
+descriptor cannot know. The YAML front matter is written by hand (no YAML library is needed
+at run time); every string in it is a JSON string, which YAML reads as the same string.
+Nothing here reads a clock: the same descriptor gives the same bytes.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ from icgbench.release.tiers import get_tier
 
 #: Table Schema field type -> Hugging Face ``datasets`` dtype (the Parquet files' types).
 DTYPES = {"integer": "int64", "number": "float64", "boolean": "bool", "string": "string"}
+#: The class names of a binary 0/1 column, index 0 first (``datasets``' ``ClassLabel``).
+BINARY_NAMES = ("no", "yes")
 #: What ``datasets`` accepts as a split name.
 SPLIT_NAME = re.compile(r"^\w+(\.\w+)*$")
 TASK_CATEGORIES = ("tabular-classification", "tabular-regression")
@@ -76,6 +80,21 @@ def _q(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
 
 
+def is_binary(field: dict[str, Any]) -> bool:
+    """Whether a Table Schema field is a 0/1 label (declared a ``ClassLabel`` on the card)."""
+    return (field["type"] == "integer"
+            and field.get("constraints", {}).get("enum") == [0, 1])
+
+
+def _feature(field: dict[str, Any]) -> list[str]:
+    """One entry of a config's ``dataset_info.features`` in the card's YAML."""
+    lines = [f"  - name: {_q(field['name'])}"]
+    if is_binary(field):  # datasets' YAML form of ClassLabel(names=[...]): ids as strings
+        return [*lines, "    dtype:", "      class_label:", "        names:",
+                *(f"          {_q(str(i))}: {_q(name)}" for i, name in enumerate(BINARY_NAMES))]
+    return [*lines, f"    dtype: {_q(DTYPES[field['type']])}"]
+
+
 def _parquet(descriptor: Descriptor, table: str) -> list[Any]:
     return [r for r in descriptor.resources if r.table == table and r.format == "parquet"]
 
@@ -105,7 +124,7 @@ def _front_matter(descriptor: Descriptor) -> list[str]:
         schema = next(r["schema"] for r in doc["resources"] if r["name"] == resources[0].name)
         lines += [f"- config_name: {_q(record_set_id(table))}", "  features:"]
         for field in schema["fields"]:
-            lines += [f"  - name: {_q(field['name'])}", f"    dtype: {_q(DTYPES[field['type']])}"]
+            lines += _feature(field)
     lines.append("---")
     return lines
 
@@ -186,7 +205,9 @@ def dataset_card(descriptor: Descriptor) -> str:
         "The column `split` inside a table (`train`, `test`, `target_test`) is the benchmark's "
         "own split of a cohort's subjects, not a Hugging Face split. Every config's features "
         "are typed from its Table Schema, so `datasets` refuses a file whose columns differ; "
-        "`icgbench data verify` (below) checks every byte.",
+        "`icgbench data verify` (below) checks every byte. A 0/1 column (`event`) is a "
+        f"`ClassLabel` with names `{BINARY_NAMES[0]}` (0) and `{BINARY_NAMES[1]}` (1), "
+        "stored as the same integers.",
         "",
         "## Configs",
         "",
@@ -211,9 +232,11 @@ def dataset_card(descriptor: Descriptor) -> str:
         f"- [`datapackage.json`]({descriptor_link}): the Frictionless Data Package descriptor, "
         "the release's reference (every file's size, SHA-256, Table Schema and provenance).",
         f"- [`croissant.json`]({croissant_link}): the same release described in Croissant "
-        "(MLCommons), one record set per table, readable with `mlcroissant`.",
-        "- DuckDB, pandas, polars, R's arrow: the Parquet files, "
-        "`<variant>/seed<k>/<table>.parquet`; R and other CSV readers: the "
+        "(MLCommons), one record set per table, readable with `mlcroissant` installed with "
+        'its Parquet extra (`pip install "mlcroissant[parquet]"`; without it reading '
+        "records fails).",
+        "- DuckDB, pandas, polars: the Parquet files, `<variant>/seed<k>/<table>.parquet`; "
+        "R (base R and jsonlite, or the repository's R package) and other CSV readers: the "
         "`<table>.csv.gz` beside each.",
         "",
         "## Verifying",
