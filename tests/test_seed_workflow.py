@@ -90,7 +90,7 @@ def test_the_leaderboard_refuses_an_unfrozen_submission(seed7, tmp_path, capsys)
                  "--tier", "small"])
     out = capsys.readouterr().out
     assert code == 1
-    assert "$.tier: 'unfrozen'" in out and "frozen release only" in out
+    assert '/tier: "unfrozen"' in out and "frozen release only" in out
     assert not (board / "leaderboard.json").exists()
 
 

@@ -68,7 +68,7 @@ def test_k_source_and_override():
 
 @pytest.mark.parametrize("edit, message", [
     (lambda b: (b["source"].append("DNA_adducts"), b["target"].append("DNA_adducts"),
-                b["score"].append(1.0)), "self-loop 'DNA_adducts'"),
+                b["score"].append(1.0)), 'self-loop "DNA_adducts"'),
     (lambda b: (b["source"].append(b["source"][0]), b["target"].append(b["target"][0]),
                 b["score"].append(0.3)), "repeats entry 0"),
     (lambda b: (b["source"].append("not_a_node"), b["target"].append("event"),

@@ -50,7 +50,7 @@ def test_integers_beyond_a_double_are_not_finite_with_their_path(digits):
     doc["latent_recovery"]["states"]["ROS"][3] = 0
     text = _bytes(doc).replace(b'"ROS": [', b'"ROS": [' + b"9" * digits + b", ", 1)
     doc_errors = _errors(text)
-    assert any(e.startswith("$.latent_recovery.states.ROS[0]: number is not finite")
+    assert any(e.startswith("/latent_recovery/states/ROS/0: number is not finite")
                for e in doc_errors), doc_errors
     assert not any("int" in e and "conversion" in e for e in doc_errors)
 
@@ -58,17 +58,17 @@ def test_integers_beyond_a_double_are_not_finite_with_their_path(digits):
 def test_integers_beyond_a_double_in_a_parsed_document_too():
     doc = template()
     doc["latent_recovery"]["states"]["ROS"][7] = 10**400
-    assert any(e.startswith("$.latent_recovery.states.ROS[7]: number is not finite")
+    assert any(e.startswith("/latent_recovery/states/ROS/7: number is not finite")
                for e in _errors(doc))
     doc = template()
     doc["structure_recovery"] = {"source": ["ROS"], "target": ["event"], "score": [-(10**400)]}
-    assert any(e.startswith("$.structure_recovery.score[0]: number is not finite")
+    assert any(e.startswith("/structure_recovery/score/0: number is not finite")
                for e in _errors(doc))
 
 
 def test_a_huge_seed_is_an_ordinary_schema_error():
     text = _bytes(template()).replace(b'"seed": 0', b'"seed": ' + b"1" * 400)
-    assert any(e.startswith("$.seed") for e in _errors(text))
+    assert any(e.startswith("/seed") for e in _errors(text))
 
 
 def test_an_integral_float_seed_is_the_integer():
@@ -140,7 +140,7 @@ def test_header_text_must_be_valid_unicode():
     text = _bytes(doc)
     assert b"\\ud800" in text  # an escape in valid UTF-8 JSON, read as a lone surrogate
     errors = _errors(text)
-    assert errors == ["$.model.description: character 1 is a lone surrogate (not valid "
+    assert errors == ["/model/description: character 1 is a lone surrogate (not valid "
                       "Unicode)"]
 
 
@@ -154,7 +154,7 @@ def test_model_header_character_classes(field, value):
     doc = template()
     doc["model"][field] = value
     errors = _errors(doc)
-    assert any(e.startswith(f"$.model.{field}") or e.startswith("$.model:") for e in errors), \
+    assert any(e.startswith(f"/model/{field}") or e.startswith("/model:") for e in errors), \
         errors
 
 
@@ -168,10 +168,10 @@ def test_a_huge_value_is_not_echoed_whole_in_the_message(capsys):
     doc = template()
     doc["model"]["description"] = "x" * 50_000_000
     errors = _errors(doc)
-    assert errors[0].startswith("$.model.description")
-    assert max(map(len, errors)) < 1000 and "characters omitted" in errors[0]
+    assert errors[0].startswith("/model/description")
+    assert errors[0] == "/model/description: a string of 50000000 characters; at most 2000 allowed"
     errors = _errors(_bytes(doc))  # from a file: refused while parsing, before the schema
-    assert errors == ["$: a string of 50000000 characters (in the member 'description') is "
+    assert errors == ["/: a string of 50000000 characters (in the member 'description') is "
                       "over the limit of 65536"]
 
 
@@ -179,7 +179,7 @@ def test_gzip_must_be_one_member_with_nothing_after_it():
     packed = gzip.compress(_bytes(template()), mtime=0)
     for tail in (b"\x00", b"junk", gzip.compress(b"{}", mtime=0)):
         errors = _errors(packed + tail)
-        assert errors[0].startswith("$:") and "after the end of the gzip stream" in errors[0]
+        assert errors[0].startswith("/:") and "after the end of the gzip stream" in errors[0]
     assert validate(packed).document["variant"] == "linear_lowhet"
 
 
@@ -298,12 +298,12 @@ def test_integers_are_finite_exactly_up_to_the_largest_double(literal, finite, t
     path.write_bytes(_bytes(doc).replace(b'"@@"', literal.encode()))
     assert main(["validate", str(path)]) == (0 if finite else 1)
     out = capsys.readouterr().out
-    assert finite or "$.latent_recovery.states.ROS[0]: number is not finite" in out, out
+    assert finite or "/latent_recovery/states/ROS/0: number is not finite" in out, out
 
 
 @pytest.mark.parametrize("first, refusal", [
-    ("a", "$: a string of 800001 characters (in the member 'description') is over the limit"),
-    ("\U0001f600", "$: parsing this document would need about"),
+    ("a", "/: a string of 800001 characters (in the member 'description') is over the limit"),
+    ("\U0001f600", "/: parsing this document would need about"),
 ])
 def test_a_wide_character_counts_the_whole_text_at_four_bytes(first, refusal, tmp_path,
                                                               capsys):
