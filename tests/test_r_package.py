@@ -15,6 +15,7 @@ import math
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -105,14 +106,14 @@ def _documents(folder: Path) -> dict[Path, str]:
     return docs
 
 
-def _python_schema_verdict(path: Path) -> tuple[bool, str]:
-    """icgbench's own verdict on the JSON Schema layer: valid, or refused later (semantic)."""
+def _python_verdict(path: Path) -> tuple[bool, str]:
+    """icgbench's own verdict (R checks the same layers, against the same release)."""
     from icgbench.scorer import SubmissionInvalid, validate
 
     try:
         validate(path)
     except SubmissionInvalid as exc:
-        return exc.stage == "semantic", f"{exc.stage}: {exc.errors[:2]}"
+        return False, f"{exc.stage}: {exc.errors[:2]}"
     return True, "valid"
 
 
@@ -130,7 +131,7 @@ cat(vapply(paths, function(p) if (icg_validate(p)$valid) "valid" else "invalid",
     assert len(verdicts) == len(documents)
     disagreements = []
     for (path, label), r_verdict in zip(documents.items(), verdicts, strict=True):
-        python_valid, why = _python_schema_verdict(path)
+        python_valid, why = _python_verdict(path)
         if python_valid != (r_verdict == "valid"):
             disagreements.append(f"{label}: R {r_verdict}, Python {why}")
     assert disagreements == []
@@ -147,7 +148,8 @@ library(icgbench)
 root <- Sys.getenv("ICGBENCH_ROOT")
 for (doc in commandArgs(TRUE)) for (schema in commandArgs(TRUE)) {
   path <- file.path(root, "schemas", "examples", paste0(doc, ".json"))
-  cat(doc, schema, icg_validate(path, schema)$valid, "\\n")
+  v <- icg_validate(path, schema)  # the schema layer: a semantic refusal is past it
+  cat(doc, schema, v$valid || identical(v$stage, "semantic"), "\\n")
 }
 """
     lines = _r(rscript, library, script, *names).stdout.splitlines()
@@ -155,8 +157,62 @@ for (doc in commandArgs(TRUE)) for (schema in commandArgs(TRUE)) {
     for line in lines:
         doc, schema, valid = line.split()
         example = json.loads((ROOT / "schemas" / "examples" / f"{doc}.json").read_text())
-        python = schema_errors(copy.deepcopy(example), contract.json_schema(schema)) == []
+        python = schema_errors(copy.deepcopy(example), contract.json_schema(schema))[1] == 0
         assert (valid == "TRUE") == python == (doc == schema), line
+
+
+CORPUS_SCRIPT = """
+library(icgbench)
+args <- commandArgs(TRUE)
+release <- icg_release(Sys.getenv("ICGBENCH_ROOT"))
+truth <- icg_truth(release, "linear_lowhet")
+paths <- readLines(args[1])
+out <- lapply(paths, function(p) {
+  v <- icg_validate(p, release = release)
+  scored <- tryCatch({ icg_score(p, truth); "scored" },
+                     icg_invalid = function(e) paste("invalid", e$verdict$stage),
+                     error = function(e) paste("R error:", conditionMessage(e)))
+  list(file = basename(p), valid = v$valid, stage = if (v$valid) NULL else v$stage,
+       count = v$count, errors = I(v$errors), scored = scored)
+})
+writeLines(jsonlite::toJSON(out, auto_unbox = TRUE, null = "null"), args[2])
+"""
+
+
+def test_r_and_python_say_the_same_thing_about_every_file_of_the_corpus(rscript, library,
+                                                                          tmp_path):
+    """icg_validate and `icgbench validate` give the same verdict, stage, count and
+    messages (hints included) for each typical mistake; icg_score grades exactly the files
+    both accept and stops on the others with an icg_invalid condition, never an R error."""
+    from check_corpus import write_corpus
+
+    files = write_corpus(tmp_path / "corpus")
+    done = subprocess.run([str(Path(sys.executable).parent / "icgbench"), "validate", "--json",
+                           *map(str, files)], capture_output=True, text=True, timeout=300,
+                          env=_env(), check=False)
+    python = {Path(v["file"]).name: v for v in json.loads(done.stdout)}
+    listing, found = tmp_path / "files.txt", tmp_path / "r.json"
+    listing.write_text("\n".join(map(str, files)) + "\n")
+    _r(rscript, library, CORPUS_SCRIPT, str(listing), str(found))
+    r = {v["file"]: v for v in json.loads(found.read_text())}
+    assert len(r) == len(files) >= 40
+    disagree = []
+    for name, want in python.items():
+        got = r[name]
+        mine = (got["valid"], got.get("stage"), got["count"], list(got["errors"]))
+        theirs = (want["valid"], want["stage"], want["count"], want["errors"])
+        if want["stage"] == "usage":  # no such tier here: each says where it looked
+            mine, theirs = mine[:3], theirs[:3]
+        if mine != theirs:
+            disagree.append((name, mine, theirs))
+        if got["scored"].startswith("R error"):
+            disagree.append((name, got["scored"]))
+        elif want["valid"] != (got["scored"] == "scored"):
+            disagree.append((name, "icg_score", got["scored"], want["valid"]))
+    assert disagree == []
+    hints = [n for n, v in python.items() if any("unbox" in e or "columnar" in e
+                                                  for e in v["errors"])]
+    assert len(hints) >= 3  # the hints are part of what is compared
 
 
 # --- the metrics agree ----------------------------------------------------------------------

@@ -7,7 +7,8 @@
 #' classification of a real agent or a prediction about real people.
 #'
 #' @param root The release root (a clone of the repository, or an unpacked
-#'   release). Defaults to the environment variable `ICGBENCH_ROOT`, else the
+#'   release). Defaults to the environment variable `ICGBENCH_RELEASE` (as
+#'   the Python package reads it), else `ICGBENCH_ROOT`, else the
 #'   working directory.
 #' @param tier `"small"` (committed, the embedded default) or `"full"` (built
 #'   with `icgbench data build --tier full` or downloaded).
@@ -20,7 +21,7 @@
 #'   icg_cohorts(release)
 #' }
 #' @export
-icg_release <- function(root = Sys.getenv("ICGBENCH_ROOT", "."), tier = "small") {
+icg_release <- function(root = default_root(), tier = "small") {
   if (!is.character(tier) || length(tier) != 1 || !grepl("^[a-z]+$", tier)) {
     fail("tier must be one name such as \"small\" or \"full\"")
   }
@@ -37,6 +38,10 @@ icg_release <- function(root = Sys.getenv("ICGBENCH_ROOT", "."), tier = "small")
   }
   structure(list(root = root, tier = tier, base = dirname(path), descriptor = descriptor),
             class = "icg_release")
+}
+
+default_root <- function() {
+  Sys.getenv("ICGBENCH_RELEASE", Sys.getenv("ICGBENCH_ROOT", "."))
 }
 
 #' @export

@@ -354,9 +354,9 @@ summary_of <- function(results, truth) {
 
 #' Grade a submission against a cohort's truth
 #'
-#' Checks what the schema cannot (each block's ids are exactly its split's
-#' subjects, parallel arrays equally long, numbers finite, and, for a truth
-#' read from a release, the cohort and data version), aligns every block to
+#' Checks the submission first as [icg_validate()] does, against the
+#' truth's cohort (a file [icg_validate()] refuses is never graded; the
+#' condition, of class `icg_invalid`, carries the verdict), then aligns every block to
 #' the truth's subject order and grades every task whose blocks are all
 #' present, exactly as the Python scorer does (the conformance fixtures prove
 #' it; see [icg_conformance()]). The data are synthetic: these are scores of a
@@ -387,10 +387,13 @@ summary_of <- function(results, truth) {
 #' @export
 icg_score <- function(submission, truth, structure_k = NULL,
                       responsive_threshold = RESPONSIVE_THRESHOLD) {
+  if (!inherits(truth, "icg_truth")) fail("truth must come from icg_truth()")
+  doc <- document_bytes(submission)
+  verdict <- check_bytes(doc$bytes, doc$where, function(h) truth_tier_facts(truth, h))
+  if (!verdict$valid) stop(invalid_condition(verdict))
   if (is.character(submission) && length(submission) == 1) {
     submission <- icg_read_submission(submission)
   }
-  if (!inherits(truth, "icg_truth")) fail("truth must come from icg_truth()")
   cohort <- truth$cohort
   if (!is.null(cohort)) {
     header <- list(tier = submission$tier, variant = submission$variant,

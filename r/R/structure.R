@@ -129,10 +129,10 @@ score_structure <- function(block, truth, k_override = NULL) {
   curve <- sensitivity_curve(m, adjacency)
   in_sample <- curve$k[which.max(curve$directed_f1)]
   if (!is.null(k_override)) {
-    k <- as.integer(k_override)
+    k <- as.double(k_override)
     source <- "calibration (given to the scorer)"
   } else if (!is.null(block$k)) {
-    k <- as.integer(block$k)
+    k <- as.double(block$k)  # a double: a declared k may exceed any integer
     source <- "calibration (declared in the submission)"
   } else {
     k <- in_sample

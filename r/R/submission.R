@@ -199,16 +199,18 @@ submission_json <- function(submission) {
 #'   shape).
 #' @param path Where to write; `.json` or `.json.gz`.
 #' @param validate Check against `submission.schema.json` before writing and
-#'   stop naming every violation.
+#'   stop naming the first violations (as [icg_validate()] words them) and
+#'   their number.
 #' @return `path`, invisibly.
 #' @export
 icg_write_submission <- function(submission, path, validate = TRUE) {
   text <- submission_json(submission)
   if (validate) {
-    verdict <- validate_text(text, "submission", "the submission")
+    verdict <- check_bytes(charToRaw(enc2utf8(text)), "the submission", function(h) NULL)
     if (!verdict$valid) {
-      fail("the submission does not satisfy the JSON Schema, not written:\n%s",
-           paste(verdict$errors, collapse = "\n"))
+      fail("the submission is invalid (%s), not written: %d problem%s\n%s", verdict$stage,
+           verdict$count, if (verdict$count == 1) "" else "s",
+           paste0("  ", verdict$errors, collapse = "\n"))
     }
   }
   if (!dir.exists(dirname(path))) fail("%s: no folder %s to write into", path, dirname(path))

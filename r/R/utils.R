@@ -60,13 +60,13 @@ read_bytes <- function(path) {
   readBin(path, "raw", n = file.size(path))
 }
 
-# The bytes of a file, gunzipped when they start with the gzip magic number.
+# The bytes of a file, gunzipped when they start with the gzip magic number (one member,
+# nothing after it, not truncated: see gunzip_member).
 read_document_bytes <- function(path) {
   bytes <- read_bytes(path)
   if (length(bytes) >= 2 && bytes[1] == as.raw(0x1f) && bytes[2] == as.raw(0x8b)) {
-    bytes <- tryCatch(memDecompress(bytes, "gzip"),
-                      error = function(e) fail("%s: not a readable gzip file (%s)", path,
-                                               conditionMessage(e)))
+    bytes <- gunzip_member(bytes, path, MAX_BYTES)
+    if (inherits(bytes, "icg_verdict")) fail("%s: %s", path, sub("^/: ", "", bytes$errors[1]))
   }
   bytes
 }

@@ -72,33 +72,49 @@ validate_text <- function(text, schema, where) {
   key <- compiled_key(schema)
   verdict <- jsonlite::fromJSON(context()$call("icgValidate", key, text),
                                 simplifyVector = TRUE)
+  errors <- as.character(unlist(verdict$errors))
   structure(list(document = where, valid = verdict$valid,
-                 errors = as.character(unlist(verdict$errors))),
+                 stage = if (verdict$valid) NA_character_ else "schema",
+                 count = length(errors), errors = errors),
             class = "icg_verdict")
 }
 
-#' Validate a document against a published JSON Schema with ajv
+#' Validate a submission as `icgbench validate` does
 #'
-#' The schema layer of `icgbench validate`, run in R: ajv 8 (draft-07,
-#' `allErrors`, `strict`, the same options as `tools/ajv/validate.js`)
-#' evaluated in a V8 context. A file is read as UTF-8 (gunzipped when it is
-#' gzip) and parsed with JavaScript's strict `JSON.parse`; a list is first
-#' written exactly as [icg_write_submission()] writes it. The checks that need
-#' the release's truth (each block's ids, the data version, the variant hash)
-#' are not part of the schema: [icg_score()] makes the id checks, the Python
-#' `icgbench validate` all of them.
+#' Runs the checks of the Python `icgbench validate`, with its messages, on a
+#' submission: reading (gzip of one member, UTF-8, strict JSON: no duplicate
+#' keys, no `NaN`), the JSON Schema (ajv in V8), then the checks against the
+#' release the submission names (data version, tier, variant hash, cohort,
+#' parallel lengths, finite numbers, each held-out subject exactly once,
+#' edges). The checker is the same JavaScript the leaderboard page runs, with
+#' the same message templates as the Python scorer. Messages are `/pointer:
+#' text` lines (JSON Pointer, 0-based), in document order: the first
+#' `max_errors`, then how many there are in all. Other published schemas
+#' (`"score-report"`, `"leaderboard-entry"`, or a schema file) are checked with
+#' ajv alone.
 #'
 #' @param x A file path, a submission list, or JSON text of class `json`
 #'   (e.g. from [jsonlite::toJSON()]).
 #' @param schema `"submission"`, `"score-report"`, `"leaderboard-entry"`, or
 #'   the path of a draft-07 schema file.
-#' @return An `icg_verdict`: a list with `document`, `valid` (`TRUE` or
-#'   `FALSE`) and `errors` (`"/instance/path message"` lines).
+#' @param release The release to check the header and ids against: an
+#'   [icg_release()] or a release root. By default the one at
+#'   `ICGBENCH_RELEASE` (else `ICGBENCH_ROOT`, else the working folder); when
+#'   none is found only the schema is checked, and the verdict says so.
+#' @param max_errors How many problems to list (all are counted).
+#' @return An `icg_verdict`: a list with `document`, `valid`, `stage`
+#'   (`"parse"`, `"size"`, `"schema"`, `"semantic"`, `"usage"`, or `NA` when
+#'   valid), `count` (problems found) and `errors` (the listed lines).
 #' @examples
 #' doc <- jsonlite::toJSON(list(schema_version = "1.0"), auto_unbox = TRUE)
 #' icg_validate(doc)
 #' @export
-icg_validate <- function(x, schema = "submission") {
+icg_validate <- function(x, schema = "submission", release = NULL,
+                         max_errors = DEFAULT_MAX_ERRORS) {
+  if (identical(schema, "submission")) {
+    doc <- document_bytes(x)
+    return(check_bytes(doc$bytes, doc$where, release_facts(release), max_errors))
+  }
   if (inherits(x, "json")) return(validate_text(enc2utf8(as.character(x)), schema, "<json>"))
   if (is.list(x)) return(validate_text(submission_json(x), schema, "<submission>"))
   if (!is.character(x) || length(x) != 1) {
@@ -107,15 +123,22 @@ icg_validate <- function(x, schema = "submission") {
   bytes <- read_document_bytes(x)
   text <- tryCatch(utf8_text(bytes, x), error = function(e) NULL)
   if (is.null(text)) {
-    return(structure(list(document = x, valid = FALSE, errors = "/ not valid UTF-8"),
-                     class = "icg_verdict"))
+    return(structure(list(document = x, valid = FALSE, stage = "parse", count = 1L,
+                          errors = "/: not valid UTF-8"), class = "icg_verdict"))
   }
   validate_text(text, schema, x)
 }
 
 #' @export
 print.icg_verdict <- function(x, ...) {
-  cat(sprintf("%s: %s\n", x$document, if (x$valid) "valid" else "INVALID"))
+  if (x$valid) {
+    cat(sprintf("VALID %s%s\n", x$document, if (is.null(x$note)) "" else paste0(": ", x$note)))
+  } else {
+    count <- if (is.null(x$count)) length(x$errors) else x$count
+    cat(sprintf("INVALID %s (%s): %d problem%s\n", x$document,
+                if (is.null(x$stage) || is.na(x$stage)) "schema" else x$stage, count,
+                if (count == 1) "" else "s"))
+  }
   if (length(x$errors)) cat(paste0("  ", x$errors, "\n"), sep = "")
   invisible(x)
 }

@@ -3,7 +3,9 @@
 Writes ``schemas/tables/*.json`` (Table Schemas) and ``schemas/*.schema.json`` (JSON
 Schemas) from the vocabulary, then copies the whole ``schemas/`` folder (with the
 hand-written examples and conformance fixtures) into the package, and the three JSON
-Schemas into the R package (``r/inst/schemas``), which validates against its own copy.
+Schemas into the R package (``r/inst/schemas``), which validates against its own copy,
+and the submission checker (``r/inst/checker``: the page's checker code and its static
+facts), which R runs in V8.
 """
 
 from __future__ import annotations
@@ -13,7 +15,10 @@ from pathlib import Path
 
 from icgbench import json_schemas
 from icgbench.contract import package_schema_dir, sync_package_copy
+from icgbench.leaderboard.checker import R_CHECKER, R_CHECKER_FILES, facts_json, static_facts
 from icgbench.release import table_schemas
+
+TEMPLATES = Path("src/icgbench/leaderboard/templates")
 
 
 def main() -> None:
@@ -23,8 +28,13 @@ def main() -> None:
     r_copy = Path("r/inst/schemas")
     for schema in sorted(root.glob("*.schema.json")):
         shutil.copyfile(schema, r_copy / schema.name)
+    checker = Path(*R_CHECKER)
+    checker.mkdir(parents=True, exist_ok=True)
+    for name, source in R_CHECKER_FILES:
+        shutil.copyfile(TEMPLATES / source, checker / name)
+    (checker / "facts.json").write_text(facts_json(static_facts()) + "\n", encoding="utf-8")
     print(f"wrote {len(written)} schema files to {root} and synced the package copy at "
-          f"{package_schema_dir()} and the R package's at {r_copy}")
+          f"{package_schema_dir()}, the R package's at {r_copy} and its checker at {checker}")
 
 
 if __name__ == "__main__":

@@ -75,6 +75,12 @@ def checker_facts() -> dict[str, Any]:
     """Every public fact the in-browser check reads (see the module docstring)."""
     tiers = {name: facts for name in (*TIERS, SEALED.name)
              if (facts := _tier_facts(name)) is not None}
+    return {**static_facts(), "tiers": tiers}
+
+
+def static_facts() -> dict[str, Any]:
+    """The facts that do not depend on a release (the R package ships them and reads each
+    tier's version, seeds and ids from the release it is given)."""
     return {
         "messages": MESSAGES,
         "limits": {"max_bytes": DEFAULT_MAX_BYTES, "max_string": MAX_STRING_CHARS,
@@ -85,13 +91,19 @@ def checker_facts() -> dict[str, Any]:
         "tasks": [[name, list(task.blocks)] for name, task in TASKS.items()],
         "block_splits": BLOCK_SPLITS,
         "variant_hashes": {v: get_variant(v).variant_hash for v in variant_names()},
-        "tiers": tiers,
         "frozen_seeds": [[name, list(t.seeds)] for name, t in TIERS.items()],
         # an on-the-fly cohort is checked, by default, against the release's own descriptor
         "descriptor_tier": {UNFROZEN_NAME: next(
             name for name, t in TIERS.items()
             if t.descriptor_path == get_tier(UNFROZEN_NAME).descriptor_path)},
     }
+
+
+#: Where the R package keeps its copy of the checker (``make schemas`` writes it).
+R_CHECKER = ("r", "inst", "checker")
+#: The checker's files, as the R package ships them: (name in R_CHECKER, source template).
+R_CHECKER_FILES = (("submission_schema.js", "submission_schema.js"),
+                   ("checker_core.js", "checker_core.js"))
 
 
 def facts_json(facts: dict[str, Any]) -> str:
