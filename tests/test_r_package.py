@@ -161,6 +161,21 @@ for (doc in commandArgs(TRUE)) for (schema in commandArgs(TRUE)) {
         assert (valid == "TRUE") == python == (doc == schema), line
 
 
+#: Two mistakes as R users make them: jsonlite's defaults (every scalar boxed) and
+#: link-scale predictions (log-odds written as probabilities).
+R_MISTAKES = """
+library(icgbench)
+out <- commandArgs(TRUE)
+release <- icg_release(Sys.getenv("ICGBENCH_ROOT"))
+truth <- icg_truth(release, "linear_lowhet")
+sub <- icg_submission(release, "linear_lowhet",
+  model = list(name = "glm", version = "0.1", language = "R"),
+  risk_prediction = data.frame(subject_id = truth$ids$test, proba = 0.3))
+jsonlite::write_json(sub, out[1])
+sub$risk_prediction$proba <- stats::qlogis(seq(0.05, 0.95, length.out = length(truth$ids$test)))
+jsonlite::write_json(sub, out[2], auto_unbox = TRUE, digits = NA)
+"""
+
 CORPUS_SCRIPT = """
 library(icgbench)
 args <- commandArgs(TRUE)
@@ -187,6 +202,10 @@ def test_r_and_python_say_the_same_thing_about_every_file_of_the_corpus(rscript,
     from check_corpus import write_corpus
 
     files = write_corpus(tmp_path / "corpus")
+    r_written = [tmp_path / "corpus" / f"r_{name}.json" for name in ("jsonlite_defaults",
+                                                                      "link_scale")]
+    _r(rscript, library, R_MISTAKES, *map(str, r_written))
+    files += r_written
     done = subprocess.run([str(Path(sys.executable).parent / "icgbench"), "validate", "--json",
                            *map(str, files)], capture_output=True, text=True, timeout=300,
                           env=_env(), check=False)
@@ -195,7 +214,7 @@ def test_r_and_python_say_the_same_thing_about_every_file_of_the_corpus(rscript,
     listing.write_text("\n".join(map(str, files)) + "\n")
     _r(rscript, library, CORPUS_SCRIPT, str(listing), str(found))
     r = {v["file"]: v for v in json.loads(found.read_text())}
-    assert len(r) == len(files) >= 40
+    assert len(r) == len(files) >= 70
     disagree = []
     for name, want in python.items():
         got = r[name]

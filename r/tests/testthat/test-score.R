@@ -52,14 +52,16 @@ test_that("ids must be exactly the split's subjects; the cohort must match", {
                         risk_prediction = data.frame(subject_id = test, proba = 0.5))
   broken <- sub
   broken$risk_prediction$subject_id[1:2] <- c(test[3], "TE999999")
-  expect_error(icg_score(broken, truth),
-               "duplicate ids: .*2 test subject\\(s\\) missing: .*1 id\\(s\\) not in the test split: TE999999")
+  expect_error(icg_score(broken, truth), "/risk_prediction/subject_id: duplicate ids: ",
+               class = "icg_invalid")
+  expect_error(icg_score(broken, truth), "2 test subject\\(s\\) missing: ")
+  expect_error(icg_score(broken, truth), "1 id\\(s\\) not in the test split: TE999999")
   short <- sub
   short$risk_prediction$proba <- short$risk_prediction$proba[-1]
   expect_error(icg_score(short, truth), "parallel arrays differ in length")
   other <- sub
   other$variant <- "linear_lowhet"
-  expect_error(icg_score(other, truth), "\\$.variant")
+  expect_error(icg_score(other, truth), "/variant_hash: ", class = "icg_invalid")
   lonely <- sub
   lonely$cross_host_generalization <- lonely$risk_prediction
   lonely$risk_prediction <- NULL
