@@ -1,13 +1,16 @@
-"""What the page's "check a submission" needs to know, as one JSON document of public facts.
+"""What the submission checker needs to know, as one JSON document of public facts.
 
-The page validates a dropped file in the browser (nothing is uploaded): the JSON Schema
-through a validator compiled ahead of time (``templates/submission_schema.js``, built from
-the published schema by ``tools/ajv/build-checker.js``), then the second layer
-``icgbench validate`` runs, as far as public facts decide it: the release's version, each
-tier's seeds, the variants' hashes, each cohort's held-out subject ids (from its public
-``subjects`` table, as runs of consecutive ids), the blocks each task reads, the limits and
-every message template (:mod:`icgbench.scorer.messages`). Nothing here comes from a truth
-table; the messages and limits are read from the scorer, never restated.
+The checker (``templates/checker_core.js``) runs ``icgbench validate``'s checks with its
+messages: on the leaderboard page's "check a submission" (in the browser: nothing is
+uploaded) and in the R package (in V8). It reads ajv's validator compiled ahead of time
+(``templates/submission_schema.js``, built from the published schema by
+``tools/ajv/build-checker.js``) and these facts: the message templates and limits of
+:mod:`icgbench.scorer.messages`, the schema, the blocks each task reads, the variants'
+hashes, each tier's seeds and, for the page, each release tier's version and each cohort's
+held-out subject ids (from its public ``subjects`` table, as runs of consecutive ids). The R
+package ships the release-independent part (:func:`static_facts`) and reads the rest from
+the release it is given. Nothing here comes from a truth table; the messages and limits are
+read from the scorer, never restated.
 """
 
 from __future__ import annotations
