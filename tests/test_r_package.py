@@ -228,6 +228,12 @@ def test_r_and_python_say_the_same_thing_about_every_file_of_the_corpus(rscript,
             disagree.append((name, got["scored"]))
         elif want["valid"] != (got["scored"] == "scored"):
             disagree.append((name, "icg_score", got["scored"], want["valid"]))
+    from icgbench.cli import main
+
+    for path in files:  # icgbench score refuses exactly what icgbench validate refuses
+        graded = main(["score", str(path), "--out", str(tmp_path / "report.json")]) == 0
+        if graded != python[path.name]["valid"]:
+            disagree.append((path.name, "icgbench score", graded))
     assert disagree == []
     hints = [n for n, v in python.items() if any("unbox" in e or "columnar" in e
                                                   for e in v["errors"])]
