@@ -32,7 +32,7 @@ def main() -> None:
     args = size_arguments(__doc__)
     rows = []
     with tempfile.TemporaryDirectory(prefix="bench-growth-") as tmp:
-        run(ICGBENCH, "bench", "run", "--variant", "logistic_direct", "--cohort",
+        run(ICGBENCH, "bench", "run", "--model", "logistic_direct", "--cohort",
             "nonlinear_obs", "--seed", "1", "--tier", "full", "--outdir", Path(tmp) / "sub")
         submission = Path(tmp) / "sub" / "submission.json"
         for size in args.sizes:
@@ -47,8 +47,8 @@ def main() -> None:
                 git(repo, "clean", "-qfd")
                 adds.append(run(ICGBENCH, "leaderboard", "add", submission, "--dir", board))
                 commit(repo, "one more")
-                verifies.append(run(ICGBENCH, "leaderboard", "verify", board, "--tier", "full",
-                                    "--jobs", "1", "--base", base))
+                verifies.append(run(ICGBENCH, "leaderboard", "verify", "--dir", board,
+                                    "--tier", "full", "--jobs", "1", "--base", base))
             rows.append((size, min(adds), min(verifies)))
             shutil.rmtree(repo)
     ref = rows[0]

@@ -84,7 +84,7 @@ def main() -> None:
             times = []
             for r in range(args.repeat):
                 out = Path(tmp) / f"site{size}-{r}"
-                times.append(timed(ICGBENCH, "leaderboard", "render", "--dir", board, "--out",
+                times.append(timed(ICGBENCH, "leaderboard", "render", "--dir", board, "--outdir",
                                    out, "--no-oracle"))
             pages = sorted(out.glob("*.html"), key=lambda p: p.stat().st_size)
             largest = pages[-1]

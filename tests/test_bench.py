@@ -110,7 +110,7 @@ def test_normalize_and_difficulty():
 
 
 def test_bench_run_prints_one_json_document_with_timings(tmp_path, capsys):
-    assert main(["bench", "run", "--cohort", "linear_lowhet", "--variant", "logistic_direct",
+    assert main(["bench", "run", "--cohort", "linear_lowhet", "--model", "logistic_direct",
                  "--outdir", str(tmp_path)]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert set(doc["wall_clock_seconds"]) == {"generate", "fit", "predict", "write", "score",
@@ -122,7 +122,7 @@ def test_bench_run_prints_one_json_document_with_timings(tmp_path, capsys):
 @pytest.mark.slow  # refits the model once per state; the fast suite audits in test_seed_workflow
 def test_bench_audit_lists_signs_and_relaxations(tmp_path, capsys):
     csv_path = tmp_path / "audit.csv"
-    assert main(["bench", "audit", "--cohort", "misspecified_signs_v2", "--variant",
+    assert main(["bench", "audit", "--cohort", "misspecified_signs_v2", "--model",
                  "mbcnet_sign_constrained", "--csv", str(csv_path)]) == 0
     out = capsys.readouterr().out
     assert f"wrote the audit to {csv_path}" in out
@@ -133,13 +133,13 @@ def test_bench_audit_lists_signs_and_relaxations(tmp_path, capsys):
     # Relaxed, the data want the DGP's sign on each flipped state, and conformity rises.
     assert (np.sign(flipped["relaxed_coefficient"]) == flipped["dgp_sign"]).all()
     assert (flipped["change_dgp_conformity"] > 0).all()
-    assert main(["bench", "audit", "--cohort", "linear_lowhet", "--variant", "random"]) == 2
+    assert main(["bench", "audit", "--cohort", "linear_lowhet", "--model", "random"]) == 2
 
 
 def test_unwritable_default_falls_back_to_a_temporary_folder(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "outputs").write_text("a file where the default folder would go")
-    assert main(["bench", "run", "--cohort", "linear_lowhet", "--variant", "random"]) == 0
+    assert main(["bench", "run", "--cohort", "linear_lowhet", "--model", "random"]) == 0
     captured = capsys.readouterr()
     assert "writing to" in captured.err and "instead" in captured.err
     doc = json.loads(captured.out)
@@ -148,7 +148,7 @@ def test_unwritable_default_falls_back_to_a_temporary_folder(tmp_path, capsys, m
 
 
 def test_demo_prints_the_table_and_where_files_went(tmp_path, capsys):
-    assert main(["demo", "--out", str(tmp_path)]) == 0
+    assert main(["demo", "--outdir", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "mbcnet_v0_1" in out and "random" in out and "responsive DGP conformity" in out
     assert out.strip().endswith(f"wrote the demo's submissions and reports to {tmp_path}")

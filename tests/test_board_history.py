@@ -128,13 +128,13 @@ def test_bad_refs_and_folders_outside_git_are_usage_errors(work, tmp_path):
 
     clone, _, _ = work
     board = clone / "leaderboard"
-    assert main(["leaderboard", "verify", str(board), "--tier", "small", "--base",
+    assert main(["leaderboard", "verify", "--dir", str(board), "--tier", "small", "--base",
                  "no-such-ref"]) == 2
-    assert main(["leaderboard", "verify", str(board), "--tier", "small",
+    assert main(["leaderboard", "verify", "--dir", str(board), "--tier", "small",
                  "--base=--upload-pack=evil"]) == 2
     outside = tmp_path / "outside"
     shutil.copytree(board, outside)
-    assert main(["leaderboard", "verify", str(outside), "--tier", "small", "--base",
+    assert main(["leaderboard", "verify", "--dir", str(outside), "--tier", "small", "--base",
                  "HEAD"]) == 2
 
 
@@ -203,7 +203,7 @@ def test_the_workflow_grades_a_pr_board_with_the_trusted_code_and_release(full_b
 def _cli_verify(board: Path, base: str, capsys) -> tuple[int, str]:
     from icgbench.cli import main
 
-    code = main(["leaderboard", "verify", str(board), "--tier", "small", "--jobs", "1",
+    code = main(["leaderboard", "verify", "--dir", str(board), "--tier", "small", "--jobs", "1",
                  "--base", base])
     captured = capsys.readouterr()
     assert "Traceback" not in captured.out + captured.err
@@ -371,7 +371,7 @@ def test_with_a_base_only_the_entries_added_since_are_re_scored(work, capsys, mo
         return real(folder, entry, *rest)
 
     monkeypatch.setattr(verify_module, "verify_entry", counting)
-    argv = ["leaderboard", "verify", str(board), "--tier", "small", "--jobs", "1",
+    argv = ["leaderboard", "verify", "--dir", str(board), "--tier", "small", "--jobs", "1",
             "--base", drifted]
     assert main(argv) == 0
     assert graded == ["mbcnet_v0_1"]
@@ -381,7 +381,7 @@ def test_with_a_base_only_the_entries_added_since_are_re_scored(work, capsys, mo
     assert main([*argv, "--full"]) == 1
     assert sorted(graded) == ["logistic_direct", "mbcnet_v0_1", "random"]
     assert "scores.risk_prediction.auroc recorded 0.123" in capsys.readouterr().out
-    assert main(["leaderboard", "verify", str(board), "--tier", "small", "--full"]) == 2
+    assert main(["leaderboard", "verify", "--dir", str(board), "--tier", "small", "--full"]) == 2
 
 
 def test_without_the_key_a_sealed_board_new_since_the_base_may_not_hold_entries(

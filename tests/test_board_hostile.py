@@ -165,7 +165,7 @@ def test_no_command_reads_through_a_stored_symbolic_link(tmp_path, board, capsys
     before = snapshot(copy)
     code, text = run(capsys, "verify", copy, "--tier", "small", "--jobs", "1")
     assert code == 1 and "symbolic link" in text and first.submission_path in text
-    code, text = run(capsys, "render", "--dir", copy, "--out", tmp_path / "site",
+    code, text = run(capsys, "render", "--dir", copy, "--outdir", tmp_path / "site",
                      "--no-oracle")
     assert code == 1 and "symbolic link" in text
     assert not (tmp_path / "site" / first.submission_path).exists()
@@ -306,7 +306,7 @@ def test_a_pr_added_reference_name_is_refused_and_never_a_reference_line(tmp_pat
     _hand_added(copy, doc)
     code, text = run(capsys, "verify", copy, "--tier", "small", "--jobs", "1")
     assert code == 1 and "random 0.3.1" in text and "reference model" in text, text
-    code, _ = run(capsys, "render", "--dir", copy, "--out", tmp_path / "site", "--no-oracle")
+    code, _ = run(capsys, "render", "--dir", copy, "--outdir", tmp_path / "site", "--no-oracle")
     html = (tmp_path / "site" / "index.html").read_text()
     name = r'<td class="text"><span class="swatch c\d+"></span>random</td>'
     rows = dict(re.findall(r'<tr class="(\w*)">\s*<td data-value="\d*">\d*</td>' + name
@@ -373,7 +373,7 @@ def test_a_non_finite_score_is_a_clear_error(tmp_path, board, capsys, command):
     argv = {"verify": ["verify", copy, "--tier", "small"],
             "add": ["add", submission_file(tmp_path, "mbcnet_v0_1", "linear_lowhet"), "--dir",
                     copy],
-            "render": ["render", "--dir", copy, "--out", tmp_path / "site", "--no-oracle"]
+            "render": ["render", "--dir", copy, "--outdir", tmp_path / "site", "--no-oracle"]
             }.get(command, [command, "--dir", copy])
     code, text = run(capsys, *argv)
     assert code == 1, text

@@ -61,8 +61,8 @@ def test_the_public_board_takes_full_tier_entries_only(tmp_path, board):
     assert not (folder / JSON_NAME).exists() and not (folder / "submissions").exists()
     _, problems = verify(board)  # the default, the public board's tier: full
     assert "tier" in _fields(problems)
-    assert main(["leaderboard", "verify", str(board)]) == 1
-    assert main(["leaderboard", "verify", str(board), "--tier", "small"]) == 0
+    assert main(["leaderboard", "verify", "--dir", str(board)]) == 1
+    assert main(["leaderboard", "verify", "--dir", str(board), "--tier", "small"]) == 0
 
 
 def test_an_entry_claiming_another_tier_is_caught(tmp_path, board):
@@ -151,7 +151,7 @@ def test_a_submission_path_must_be_the_canonical_one(tmp_path, board):
     _, problems = verify(copy, tier="small")
     assert any(p.field == "schema" and "submission_path" in str(p.recomputed)
                for p in problems)
-    assert main(["leaderboard", "render", "--dir", str(copy), "--out",
+    assert main(["leaderboard", "render", "--dir", str(copy), "--outdir",
                  str(tmp_path / "site"), "--no-oracle"]) == 1
     assert not (tmp_path / "site" / "index.html").exists()
 
@@ -195,7 +195,7 @@ def test_free_text_keeps_its_content_and_never_breaks_the_csv(tmp_path):
         assert not row[column].startswith(("=", "+", "-", "@", "\t", "\r", " ="))
     assert verify(folder, tier="small")[1] == []
     assert main(["leaderboard", "show", "--dir", str(folder)]) == 0
-    assert main(["leaderboard", "render", "--dir", str(folder), "--out", str(tmp_path / "s"),
+    assert main(["leaderboard", "render", "--dir", str(folder), "--outdir", str(tmp_path / "s"),
                  "--no-oracle"]) == 0
 
 
@@ -223,7 +223,7 @@ def test_a_damaged_board_file_is_a_clean_failure(tmp_path, board, damage, messag
     (copy / JSON_NAME).write_text(damage((copy / JSON_NAME).read_text()))
     _, problems = verify(copy, tier="small")
     assert problems and any(message in str(p) for p in problems), problems
-    assert main(["leaderboard", "verify", str(copy), "--tier", "small"]) == 1
+    assert main(["leaderboard", "verify", "--dir", str(copy), "--tier", "small"]) == 1
     assert "Traceback" not in capsys.readouterr().err
 
 
@@ -298,7 +298,7 @@ def test_every_reader_checks_each_entry_against_the_entry_schema(tmp_path, board
     (copy / JSON_NAME).write_text(json.dumps(document))
     with pytest.raises(InvalidInputError, match=field):
         read_entries(copy)
-    for command in (["show", "--dir"], ["render", "--out", str(tmp_path / "site"), "--dir"]):
+    for command in (["show", "--dir"], ["render", "--outdir", str(tmp_path / "site"), "--dir"]):
         assert main(["leaderboard", *command, str(copy)]) == 1
         err = capsys.readouterr().err
         assert field in err and "Traceback" not in err

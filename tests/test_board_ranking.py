@@ -107,7 +107,7 @@ def test_no_oracle_leaves_the_reference_rows_out(tmp_path):
     assert with_oracle.oracle_rows > 0 and without.oracle_rows == 0
     assert re.search(r'<span class="swatch c\d+"></span>oracle</td>', with_oracle.html)
     assert "oracle</td>" not in without.html
-    assert main(["leaderboard", "render", "--dir", str(folder), "--out", str(tmp_path / "s"),
+    assert main(["leaderboard", "render", "--dir", str(folder), "--outdir", str(tmp_path / "s"),
                  "--no-oracle"]) == 0
     assert "oracle</td>" not in (tmp_path / "s" / "index.html").read_text()
 

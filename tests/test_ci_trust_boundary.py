@@ -649,7 +649,7 @@ def scope_usage(ci: Ci) -> None:
 
 
 _GRADE = ("data verify --tier full", "data verify --tier full --deep",
-          "leaderboard verify {c}/leaderboard --tier full --base {base}")
+          "leaderboard verify --dir {c}/leaderboard --tier full --base {base}")
 
 
 @scenario
@@ -703,7 +703,8 @@ def verify_reads_the_board_of_the_head_it_checks(ci: Ci) -> None:
 def verify_checks_the_sealed_board_and_queue(ci: Ci) -> None:
     run = ci.verify("base", "sealed")
     assert run.rc == 0 and run.log == ci.calls(
-        "sealed", *_GRADE, "leaderboard verify {c}/leaderboard/sealed --tier sealed --base {base}",
+        "sealed", *_GRADE,
+        "leaderboard verify --dir {c}/leaderboard/sealed --tier sealed --base {base}",
         "leaderboard admit --dir {c}/leaderboard/sealed --dry-run")
 
 
@@ -711,7 +712,7 @@ def verify_checks_the_sealed_board_and_queue(ci: Ci) -> None:
 def verify_a_first_push_has_no_history(ci: Ci) -> None:
     run = ci.verify("", "inside")
     assert run.rc == 0 and run.log == ci.calls(
-        "inside", *_GRADE[:2], "leaderboard verify {c}/leaderboard --tier full")
+        "inside", *_GRADE[:2], "leaderboard verify --dir {c}/leaderboard --tier full")
     refused = ci.verify("", "inside", "--yes")
     assert refused.rc == 2 and refused.log == []
 

@@ -129,7 +129,7 @@ def _queued(submission: Path, tmp: Path) -> Path:
 
 
 MATRIX: dict[str, dict[int, Case]] = {
-    "demo": {0: lambda w, t: ["demo", "--variant", "linear_lowhet", "--out", t / "demo"],
+    "demo": {0: lambda w, t: ["demo", "--variant", "linear_lowhet", "--outdir", t / "demo"],
              2: lambda w, t: ["demo", "--variant", "no_such_variant"]},
     "validate": {0: lambda w, t: ["validate", w.valid],
                  1: lambda w, t: ["validate", w.invalid],
@@ -163,21 +163,21 @@ MATRIX: dict[str, dict[int, Case]] = {
                          1: lambda w, t: ["leaderboard", "show", "--dir", w.corrupt],
                          2: lambda w, t: ["leaderboard", "show", "--dir", t / "none"]},
     "leaderboard render": {
-        0: lambda w, t: ["leaderboard", "render", "--dir", w.board, "--out", t / "site",
+        0: lambda w, t: ["leaderboard", "render", "--dir", w.board, "--outdir", t / "site",
                          "--no-oracle"],
-        1: lambda w, t: ["leaderboard", "render", "--dir", w.corrupt, "--out", t / "site"],
-        2: lambda w, t: ["leaderboard", "render", "--dir", w.board, "--out", t / "site",
+        1: lambda w, t: ["leaderboard", "render", "--dir", w.corrupt, "--outdir", t / "site"],
+        2: lambda w, t: ["leaderboard", "render", "--dir", w.board, "--outdir", t / "site",
                          "--figures", t / "none"]},
     "generate": {0: lambda w, t: ["generate", "--variant", "linear_lowhet", "--seed", "3",
-                                  "--n-subjects", "20", "--out", t / "g"],
-                 2: lambda w, t: ["generate", "--variant", "nope", "--out", t / "g"]},
+                                  "--n-subjects", "20", "--outdir", t / "g"],
+                 2: lambda w, t: ["generate", "--variant", "nope", "--outdir", t / "g"]},
     "bench list": {0: lambda w, t: ["bench", "list"],
                    2: lambda w, t: ["bench", "list", "--no-such-flag"]},
     "bench info": {0: lambda w, t: ["bench", "info", "linear_lowhet"],
                    2: lambda w, t: ["bench", "info", "nope"]},
-    "bench run": {0: lambda w, t: ["bench", "run", "--cohort", "linear_lowhet", "--variant",
+    "bench run": {0: lambda w, t: ["bench", "run", "--cohort", "linear_lowhet", "--model",
                                    "random", "--outdir", t / "run"],
-                  2: lambda w, t: ["bench", "run", "--cohort", "linear_lowhet", "--variant",
+                  2: lambda w, t: ["bench", "run", "--cohort", "linear_lowhet", "--model",
                                    "no_such_model"]},
     "bench audit": {0: lambda w, t: ["bench", "audit", "--cohort", "linear_lowhet",
                                      "--variant", "mbcnet_sign_constrained"],
@@ -214,11 +214,11 @@ DATA_MATRIX: dict[str, dict[int, Callable[..., list]]] = {
                                               ["data", "pack", "--out", r / "p.tar.gz"])[1],
                   2: lambda r, u, bad, good: ["data", "pack", "--out", r / "a-file/p.tar.gz"]},
     "data download": {
-        0: lambda r, u, bad, good: ["data", "download", "--url", f"{u}/r.tar.gz", "--to",
+        0: lambda r, u, bad, good: ["data", "download", "--url", f"{u}/r.tar.gz", "--outdir",
                                     r / "d"],
-        1: lambda r, u, bad, good: ["data", "download", "--url", f"{u}/bad.tar.gz", "--to",
+        1: lambda r, u, bad, good: ["data", "download", "--url", f"{u}/bad.tar.gz", "--outdir",
                                     r / "d", "--retries", "0"],
-        2: lambda r, u, bad, good: ["data", "download", "--url", f"{u}/none.tar.gz", "--to",
+        2: lambda r, u, bad, good: ["data", "download", "--url", f"{u}/none.tar.gz", "--outdir",
                                     r / "d", "--retries", "0"]},
     "data list": {0: lambda r, u, bad, good: ["data", "list"],
                   1: lambda r, u, bad, good: (_remove_one_file(good), ["data", "list"])[1],
@@ -379,6 +379,6 @@ def test_download_never_installs_over_its_own_archive(mini_home, tmp_path, capsy
     archive.pack(load_descriptor(good), tmp_path / "r.tar.gz")
     shutil.copy(tmp_path / "r.tar.gz", archive_file)
     before = archive_file.read_bytes()
-    assert run(["data", "download", "--url", archive_file, "--to", dest]) == 2
+    assert run(["data", "download", "--url", archive_file, "--outdir", dest]) == 2
     assert "refusing to write the installed file" in capsys.readouterr().err
     assert archive_file.read_bytes() == before

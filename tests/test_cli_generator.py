@@ -91,7 +91,7 @@ def test_generate_writes_every_table_and_names_the_folder(tmp_path):
 def test_generate_bad_arguments_exit_2_and_write_nothing(tmp_path, args, message, capsys):
     out = tmp_path / "never"
     try:
-        code = main(["generate", *args, "--out", str(out)])
+        code = main(["generate", *args, "--outdir", str(out)])
     except SystemExit as exc:  # argparse rejects the value itself
         code = exc.code
     assert code == 2

@@ -113,7 +113,7 @@ def _installed(d: Descriptor, dest: Path) -> bool:
 
 
 def _cli(dest: Path, *argv: str) -> int:
-    return main(["data", "download", "--retries", "2", "--to", str(dest), *argv])
+    return main(["data", "download", "--retries", "2", "--outdir", str(dest), *argv])
 
 
 BROKEN = {

@@ -109,9 +109,9 @@ def test_bench_plots_draws_a_boards_figures_from_the_command_line(board_with_a_s
     from icgbench.cli import main
 
     out = tmp_path / "figures"
-    assert main(["bench", "plots", "--board", str(board_with_a_submission), "--outdir",
+    assert main(["bench", "plots", "--dir", str(board_with_a_submission), "--outdir",
                  str(out)]) == 0
     assert sorted(p.name for p in out.iterdir()) == sorted(plots.BOARD_FIGURES)
     assert f"to {out}" in capsys.readouterr().out
-    assert main(["bench", "plots", "--board", str(tmp_path / "none"), "--outdir",
+    assert main(["bench", "plots", "--dir", str(tmp_path / "none"), "--outdir",
                  str(out)]) == 2

@@ -219,7 +219,7 @@ def _archive(make: Callable[[], bytes]) -> Case:
         d = mini_release(tmp)
         path = tmp / "hostile.tar.gz"
         path.write_bytes(make())
-        return (["data", "download", "--url", path, "--to", tmp / "dest"],
+        return (["data", "download", "--url", path, "--outdir", tmp / "dest"],
                 {"ICGBENCH_TEST_DESCRIPTOR": str(d.path)})
 
     return case

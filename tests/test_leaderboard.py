@@ -73,7 +73,7 @@ def test_verify_passes_and_names_every_discrepancy(board, tmp_path):
     fields = {(p.entry.split(" on ")[0], p.field) for p in problems}
     assert ("random 0.4.0", "scores.risk_prediction.auroc") in fields
     assert any(f == "variant_hash" for _, f in fields)
-    assert main(["leaderboard", "verify", str(copy_board), "--tier", "small"]) == 1
+    assert main(["leaderboard", "verify", "--dir", str(copy_board), "--tier", "small"]) == 1
 
 
 def test_verify_detects_a_replaced_submission_and_an_edited_csv(board, tmp_path):
@@ -222,10 +222,10 @@ def test_show_ranks_with_mean_and_std(board, capsys):
 
 
 def test_reading_commands_refuse_a_folder_without_a_board(tmp_path, capsys):
-    for argv in (["leaderboard", "verify", str(tmp_path / "nonexistent")],
+    for argv in (["leaderboard", "verify", "--dir", str(tmp_path / "nonexistent")],
                  ["leaderboard", "show", "--dir", str(tmp_path / "nonexistent")],
                  ["leaderboard", "show", "--dir", str(tmp_path)],
-                 ["leaderboard", "render", "--dir", str(tmp_path), "--out", str(tmp_path / "s")],
+                 ["leaderboard", "render", "--dir", str(tmp_path), "--outdir", str(tmp_path / "s")],
                  ["leaderboard", "repair", "--dir", str(tmp_path)]):
         assert main(argv) == 2, argv
         err = capsys.readouterr().err

@@ -28,7 +28,7 @@ def _render(tmp_path_factory, models: tuple[str, ...], variants: tuple[str, ...]
         for variant in variants:  # linear_lowhet first: the calibration cohort
             add(submission_file(staging, model, variant), folder, tier="small")
     out = tmp_path_factory.mktemp("site")
-    assert main(["leaderboard", "render", "--dir", str(folder), "--out", str(out),
+    assert main(["leaderboard", "render", "--dir", str(folder), "--outdir", str(out),
                  "--figures", str(ROOT / "docs" / "figures")]) == 0
     return folder, out
 
@@ -137,12 +137,12 @@ def test_figures_must_be_regular_png_files(small_page, tmp_path, capsys):
     figures = tmp_path / "figures"
     figures.mkdir()
     (figures / "environ.png").symlink_to("/proc/self/environ")
-    assert main(["leaderboard", "render", "--dir", str(folder), "--out", str(tmp_path / "a"),
+    assert main(["leaderboard", "render", "--dir", str(folder), "--outdir", str(tmp_path / "a"),
                  "--figures", str(figures), "--no-oracle"]) == 1
     assert "symbolic link" in capsys.readouterr().err
     (figures / "environ.png").unlink()
     (figures / "fake.png").write_text("<script>alert(1)</script>")
-    assert main(["leaderboard", "render", "--dir", str(folder), "--out", str(tmp_path / "b"),
+    assert main(["leaderboard", "render", "--dir", str(folder), "--outdir", str(tmp_path / "b"),
                  "--figures", str(figures), "--no-oracle"]) == 1
     assert "not a PNG" in capsys.readouterr().err
     assert not (tmp_path / "a" / "index.html").exists()

@@ -123,20 +123,20 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
 def test_data_download_caches_in_an_empty_home(empty_home, small_archive_url, tmp_path):
     dest = tmp_path / "dest"
     first = icgbench("data", "download", "--tier", "small", "--url", small_archive_url,
-                     "--to", dest)
+                     "--outdir", dest)
     assert first.returncode == 0, first.stderr
     assert first.stdout.startswith("downloaded and verified 204 files of the small tier from "
                                    f"{small_archive_url} into {dest}")
     [cached] = (empty_home / "cache").iterdir()
     again = icgbench("data", "download", "--tier", "small", "--url", small_archive_url,
-                     "--to", tmp_path / "again")
+                     "--outdir", tmp_path / "again")
     assert again.returncode == 0, again.stderr
     assert again.stdout.startswith(f"using the cached archive {cached} (already downloaded "
                                    f"from {small_archive_url})")
 
 
 def test_data_download_without_a_source_says_what_to_do(empty_home):
-    result = icgbench("data", "download", "--tier", "small", "--to", empty_home / "dest")
+    result = icgbench("data", "download", "--tier", "small", "--outdir", empty_home / "dest")
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert "small tier of release" in result.stderr
     assert "lists no mirrors and ICGBENCH_MIRRORS is not set: pass --url" in result.stderr

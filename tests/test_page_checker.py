@@ -37,7 +37,7 @@ OWN_WORDING = {
 def site(tmp_path_factory) -> Path:
     board = two_entry_board(tmp_path_factory)
     out = tmp_path_factory.mktemp("site")
-    assert main(["leaderboard", "render", "--dir", str(board), "--out", str(out),
+    assert main(["leaderboard", "render", "--dir", str(board), "--outdir", str(out),
                  "--figures", str(ROOT / "docs" / "figures")]) == 0
     return out
 

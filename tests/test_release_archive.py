@@ -139,9 +139,9 @@ def test_cli_download_and_pack(mini, tmp_path, server, capsys, monkeypatch):
     assert main(["data", "pack", "--tier", "full", "--out", str(www / "r.tar.gz")]) == 0
     assert "packed" in capsys.readouterr().out
     dest = tmp_path / "cli-dest"
-    assert main(["data", "download", "--url", f"{url}/r.tar.gz", "--to", str(dest)]) == 0
+    assert main(["data", "download", "--url", f"{url}/r.tar.gz", "--outdir", str(dest)]) == 0
     assert f"into {dest}" in capsys.readouterr().out
-    assert main(["data", "download", "--url", f"{url}/none.tar.gz", "--to", str(dest),
+    assert main(["data", "download", "--url", f"{url}/none.tar.gz", "--outdir", str(dest),
                  "--retries", "0"]) == 2
 
 
@@ -233,7 +233,7 @@ def test_archive_headers_are_bounded_before_tarfile_reads_them(make, message, mi
     path.write_bytes(make())
     monkeypatch.setattr("icgbench.data.tier_descriptor", lambda tier: mini)
     dest = tmp_path / "dest"
-    assert main(["data", "download", "--url", str(path), "--to", str(dest)]) == 1
+    assert main(["data", "download", "--url", str(path), "--outdir", str(dest)]) == 1
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err, err
     assert not dest.exists() or _installed_files(dest) == set()
@@ -243,7 +243,7 @@ def test_long_member_names_are_cut_short_in_messages(mini, tmp_path, monkeypatch
     path = tmp_path / "long.tar.gz"
     path.write_bytes(long_name_tar(60_000))  # a 100 MB name once made 200 MB of error text
     monkeypatch.setattr("icgbench.data.tier_descriptor", lambda tier: mini)
-    assert main(["data", "download", "--url", str(path), "--to", str(tmp_path / "d")]) == 1
+    assert main(["data", "download", "--url", str(path), "--outdir", str(tmp_path / "d")]) == 1
     err = capsys.readouterr().err
     assert "is not in the descriptor" in err and "59800 more characters" in err
     assert len(err) < 1000

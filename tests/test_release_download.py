@@ -186,7 +186,7 @@ def test_a_folder_is_not_an_archive(mini, tmp_path):
 def test_without_url_or_mirrors_the_command_says_what_to_do(mini, tmp_path, monkeypatch,
                                                              capsys):
     monkeypatch.setattr("icgbench.data.tier_descriptor", lambda tier: mini)
-    assert main(["data", "download", "--to", str(tmp_path / "d")]) == 2
+    assert main(["data", "download", "--outdir", str(tmp_path / "d")]) == 2
     err = capsys.readouterr().err
     assert "lists no mirrors" in err and "ICGBENCH_MIRRORS" in err and "--url" in err
     assert "data build" in err
@@ -197,7 +197,7 @@ def test_the_cli_downloads_from_the_mirrors(mini, www, tmp_path, monkeypatch, ca
         d = _with_mirrors(mini, [f"{down}/release.tar.gz", f"{up}/release.tar.gz"], www)
         monkeypatch.setattr("icgbench.data.tier_descriptor", lambda tier: d)
         dest = tmp_path / "cli"
-        assert main(["data", "download", "--retries", "0", "--to", str(dest)]) == 0
+        assert main(["data", "download", "--retries", "0", "--outdir", str(dest)]) == 0
     out = capsys.readouterr().out.strip()
     assert out.endswith(f"from {up}/release.tar.gz into {dest}")
     assert _installed(d, dest)
@@ -251,10 +251,10 @@ def dripping(interval: float) -> Iterator[str]:
 
 
 def _download_cli(mini, monkeypatch, tmp_path, *argv: str) -> tuple[int, float]:
-    """``icgbench data download --to DEST ARGV`` of the mini tier: (exit code, seconds)."""
+    """``icgbench data download --outdir DEST ARGV`` of the mini tier: (exit code, seconds)."""
     monkeypatch.setattr("icgbench.data.tier_descriptor", lambda tier: mini)
     start = time.monotonic()
-    code = main(["data", "download", "--to", str(tmp_path / "dest"), *argv])
+    code = main(["data", "download", "--outdir", str(tmp_path / "dest"), *argv])
     return code, time.monotonic() - start
 
 

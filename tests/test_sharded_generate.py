@@ -115,8 +115,8 @@ def test_a_real_dask_cluster_gives_the_same_content(one_shard, tmp_path):
 def test_the_cli_on_a_local_cluster_matches_one_shard(tmp_path, capsys):
     args = ["generate", "--variant", "linear_lowhet", "--seed", "2", "--n-subjects", "300",
             "--months", "12"]
-    assert main([*args, "--out", str(tmp_path / "a")]) == 0
-    assert main([*args, "--shards", "3", "--scheduler", "local", "--jobs", "2", "--out",
+    assert main([*args, "--outdir", str(tmp_path / "a")]) == 0
+    assert main([*args, "--shards", "3", "--scheduler", "local", "--jobs", "2", "--outdir",
                  str(tmp_path / "b")]) == 0
     out = capsys.readouterr().out.strip().splitlines()
     a, b = (json.loads((tmp_path / x / "cohort.json").read_text()) for x in "ab")
@@ -206,7 +206,7 @@ def test_a_worker_that_dies_ends_generate_with_a_message_and_nothing_written(
     monkeypatch.setattr("icgbench.dataset.write_shard", _dies_on_the_second_shard)
     out = tmp_path / "out"
     code = main(["generate", "--variant", "linear_lowhet", "--seed", "1", "--n-subjects",
-                 "300", "--months", "12", "--jobs", "2", "--shards", "2", "--out", str(out)])
+                 "300", "--months", "12", "--jobs", "2", "--shards", "2", "--outdir", str(out)])
     err = capsys.readouterr().err
     assert code == 1
     assert "a worker process died" in err and "Traceback" not in err

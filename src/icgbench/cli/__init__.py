@@ -68,6 +68,15 @@ def _add_verbose(commands: argparse._SubParsersAction) -> None:
                 _add_verbose(action)
 
 
+def _has_subcommands(parser: argparse.ArgumentParser, command: str) -> bool:
+    """Whether ``command`` is a group of subcommands (``data``, ``leaderboard``, ...)."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction) and command in action.choices:
+            return any(isinstance(a, argparse._SubParsersAction)
+                       for a in action.choices[command]._actions)
+    return False
+
+
 def configure_logging(verbosity: int) -> None:
     """Warnings only by default; -v logs the steps (INFO), -vv every detail (DEBUG)."""
     level = logging.WARNING if verbosity <= 0 else logging.INFO if verbosity == 1 else (
@@ -88,7 +97,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
     argv = sys.argv[1:] if argv is None else list(argv)
-    args = build_parser(only=_invoked_group(argv)).parse_args(argv)
+    if not [a for a in argv if a not in VERBOSE]:  # bare `icgbench`: the help, not an error
+        build_parser().print_help()
+        return 0
+    parser = build_parser(only=_invoked_group(argv))
+    if len(argv) == 1 and _has_subcommands(parser, argv[0]):
+        argv = [argv[0], "--help"]  # `icgbench data`: that group's help
+    args = parser.parse_args(argv)
     configure_logging(args.verbose)
     try:
         code = args.func(args)

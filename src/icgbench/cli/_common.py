@@ -69,6 +69,36 @@ def say_err(message: str) -> None:
     print(message, file=sys.stderr)
 
 
+class _OldSpelling(argparse.Action):
+    """An option's old spelling, kept for one release: it works, hidden from the help, and
+    says on stderr what replaced it (docs/cli.md lists the vocabulary)."""
+
+    def __init__(self, option_strings: list[str], dest: str, new: str, **kwargs: Any) -> None:
+        self.new = new
+        kwargs["help"] = argparse.SUPPRESS
+        kwargs.setdefault("default", argparse.SUPPRESS)
+        super().__init__(option_strings, dest, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        say_err(f"icgbench: warning: {option_string} is deprecated and goes in the next "
+                f"release; use {self.new}")
+        setattr(namespace, self.dest, values)
+
+
+def old_spelling(p: Any, old: str, new: str, dest: str, **kwargs: Any) -> None:
+    """Register ``old`` as a deprecated spelling of the option ``new`` (same ``dest``)."""
+    p.add_argument(old, dest=dest, action=_OldSpelling, new=new, **kwargs)
+
+
+def required(value: Any, option: str) -> Any:
+    """``value``, or a usage error naming ``option`` (for an option with an old spelling,
+    which argparse cannot mark required)."""
+    if value is None:
+        raise UsageError(f"the option {option} is required")
+    return value
+
+
 def variant_arg(name: str) -> Variant:
     """The registered variant ``name``, or a usage error (exit 2) listing the names."""
     try:

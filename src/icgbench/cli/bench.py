@@ -12,6 +12,7 @@ from icgbench.atomic import check_output, write_text
 from icgbench.bench.calibration import CALIBRATE_BY, DEFAULT_CALIBRATE_BY
 from icgbench.cli._common import (
     non_negative_int,
+    old_spelling,
     positive_int,
     print_json,
     release_files,
@@ -71,7 +72,8 @@ def register(commands: argparse._SubParsersAction) -> None:
                    help="variants (default: all six)")
     p.add_argument("--seeds", nargs="+", type=non_negative_int, default=None,
                    help="seeds (default: every seed the tier holds)")
-    p.add_argument("--tier", choices=list(TIERS), default="small")
+    p.add_argument("--tier", choices=list(TIERS), default="small",
+                   help="release tier of the cohorts (default small)")
     p.add_argument("--jobs", type=positive_int, default=2,
                    help="parallel workers (processes, or the LocalCluster's workers)")
     add_scheduler_argument(p, "cells", "OUTDIR")
@@ -84,17 +86,19 @@ def register(commands: argparse._SubParsersAction) -> None:
     p = sub.add_parser("plots", help="PNG figures from a sweep, or from a board")
     source = p.add_mutually_exclusive_group(required=True)
     source.add_argument("--inputdir", type=Path, help="a sweep's output folder (every figure)")
-    source.add_argument("--board", type=Path, metavar="DIR",
+    source.add_argument("--dir", type=Path, metavar="DIR", dest="board",
                         help="a leaderboard folder: the figures a board can draw (scores by "
                         "variant, AUROC against R^2, transfer gap), for its 12 best models "
                         "overall and the reference lines, as the page draws them")
+    old_spelling(source, "--board", "--dir", "board", type=Path)
     p.add_argument("--outdir", type=Path, default=None,
                    help="figure folder (default: outputs/figures)")
     p.set_defaults(func=run_plots)
 
     p = sub.add_parser("baselines", help="write docs/baselines.md from a sweep")
     p.add_argument("--inputdir", type=Path, required=True, help="a sweep's output folder")
-    p.add_argument("--out", type=Path, default=Path("docs/baselines.md"))
+    p.add_argument("--out", type=Path, default=Path("docs/baselines.md"),
+                   help="the page to write (default docs/baselines.md)")
     p.add_argument("--model-free", action="store_true",
                    help="also score the answers without a model (icgbench.bench.model_free) "
                    "on the sweep's cohorts and add their table (about a second per cohort)")
@@ -117,14 +121,18 @@ def _cohort_args(p: argparse.ArgumentParser, default_cohort: str | None = None) 
         p.add_argument("--cohort", default=default_cohort, metavar="VARIANT",
                        help=f"variant of the cohort (default: {default_cohort}, the seed's "
                        "example)")
-    p.add_argument("--variant", required=True, dest="model", metavar="MODEL", type=model_arg,
-                   help=f"reference model: {', '.join(DECLARATIONS)}; the seed's short names are "
-                   f"aliases ({aliases})")
+    models = p.add_mutually_exclusive_group(required=True)
+    models.add_argument("--model", dest="model", metavar="MODEL", type=model_arg,
+                        help=f"reference model: {', '.join(DECLARATIONS)}; the seed's short "
+                        f"names are aliases ({aliases})")
+    models.add_argument("--variant", dest="model", metavar="MODEL", type=model_arg,
+                        help="the seed's name for --model")
     p.add_argument("--seed", type=non_negative_int, default=None,
                    help="cohort seed (default: the tier's first seed); a seed the tier does "
                    "not hold runs on a cohort simulated on the fly, which is not frozen data "
                    "and cannot go on the leaderboard")
-    p.add_argument("--tier", choices=list(TIERS), default="small")
+    p.add_argument("--tier", choices=list(TIERS), default="small",
+                   help="release tier of the cohort (default small)")
     p.add_argument("--n-subjects", type=positive_int, default=None,
                    help="simulate the cohort on the fly with this many subjects, split "
                    "60/20/20 (not frozen data; default: the tier's cohort, or 2,000 "

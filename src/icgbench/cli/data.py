@@ -9,6 +9,7 @@ from pathlib import Path
 from icgbench.cli._common import (
     non_negative_float,
     non_negative_int,
+    old_spelling,
     positive_float,
     positive_int,
     print_json,
@@ -56,10 +57,11 @@ def register(commands: argparse._SubParsersAction) -> None:
     sub = data.add_subparsers(dest="data_command", metavar="SUBCOMMAND", required=True)
 
     p = sub.add_parser("verify", help="check every file's bytes, SHA-256 and Table Schema")
-    p.add_argument("--tier", choices=TIER_CHOICES, default="small")
+    p.add_argument("--tier", choices=TIER_CHOICES, default="small",
+                   help="release tier (default small)")
     p.add_argument("--descriptor", type=Path, default=None,
                    help="verify this descriptor instead of the tier's (e.g. after "
-                   "`data download --to DIR`)")
+                   "`data download --outdir DIR`)")
     p.add_argument("--deep", action="store_true",
                    help="also check value-level constraints (enum, pattern, unique, primary "
                    "and foreign keys) by decoding key and category columns")
@@ -68,12 +70,14 @@ def register(commands: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("build", help="build a tier's files locally and install them if they "
                        "match the committed descriptor")
-    p.add_argument("--tier", choices=TIER_CHOICES, default="full")
+    p.add_argument("--tier", choices=TIER_CHOICES, default="full",
+                   help="release tier (default full)")
     p.add_argument("--jobs", type=positive_int, default=2, help="parallel processes (default 2)")
     p.set_defaults(func=run_build)
 
     p = sub.add_parser("pack", help="write a tier as a reproducible tar.gz release archive")
-    p.add_argument("--tier", choices=TIER_CHOICES, default="full")
+    p.add_argument("--tier", choices=TIER_CHOICES, default="full",
+                   help="release tier (default full)")
     p.add_argument("--out", type=Path, required=True, help="archive file to write")
     p.set_defaults(func=run_pack)
 
@@ -103,13 +107,16 @@ def register(commands: argparse._SubParsersAction) -> None:
                    help=f"give up an http(s) source averaging fewer bytes a second, checked "
                    f"from {RATE_GRACE_SECONDS:g} s on (or a quarter of --timeout if sooner); 0 "
                    f"never (default {DEFAULT_MIN_RATE:g})")
-    p.add_argument("--tier", choices=TIER_CHOICES, default="full")
-    p.add_argument("--to", type=Path, default=None,
+    p.add_argument("--tier", choices=TIER_CHOICES, default="full",
+                   help="release tier (default full)")
+    p.add_argument("--outdir", type=Path, default=None,
                    help="install into this folder (default: the tier's folder in the release)")
+    old_spelling(p, "--to", "--outdir", "outdir", type=Path)
     p.set_defaults(func=run_download)
 
     p = sub.add_parser("list", help="cohorts and tables of a tier, and whether they are present")
-    p.add_argument("--tier", choices=TIER_CHOICES, default="small")
+    p.add_argument("--tier", choices=TIER_CHOICES, default="small",
+                   help="release tier (default small)")
     p.add_argument("--json", action="store_true", help="print only JSON")
     p.set_defaults(func=run_list)
 
@@ -257,7 +264,7 @@ def run_download(args: argparse.Namespace) -> int:
     from icgbench.release import download
 
     d = tier_descriptor(args.tier)
-    dest = args.to if args.to is not None else d.base
+    dest = args.outdir if args.outdir is not None else d.base
     limits = download.Limits(deadline=args.timeout, min_rate=args.min_rate)
     installed = download.download(d, dest, args.url, args.retries, limits)
     files = f"{len(d.resources)} files of the {d.tier} tier"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from icgbench.cli._common import non_negative_int, variant_arg
+from icgbench.cli._common import non_negative_int, old_spelling, variant_arg
 from icgbench.paths import writable_or_temp
 
 DEFAULT_OUT = Path("icgbench-demo")
@@ -34,9 +34,10 @@ def register(commands: argparse._SubParsersAction) -> None:
                    help="cohort variant (default misspecified_signs)")
     p.add_argument("--seed", type=non_negative_int, default=None,
                    help="cohort seed (default: the small tier's)")
-    p.add_argument("--out", type=Path, default=None,
+    p.add_argument("--outdir", type=Path, default=None,
                    help=f"output folder (default: ./{DEFAULT_OUT}, or a temporary folder "
                    "when that is not writable)")
+    old_spelling(p, "--out", "--outdir", "outdir", type=Path)
     p.set_defaults(func=run)
 
 
@@ -44,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
     from icgbench.bench.run import run_experiment
 
     variant = variant_arg(args.variant)
-    out = writable_or_temp(args.out, DEFAULT_OUT)
+    out = writable_or_temp(args.outdir, DEFAULT_OUT)
     results = {m: run_experiment(m, variant.name, args.seed, "small", out / m) for m in MODELS}
     first = results[MODELS[0]]
     print(f"ICg-Bench demo: {variant.name} ({variant.variant_hash}) seed {first.seed}, small "

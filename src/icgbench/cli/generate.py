@@ -6,7 +6,13 @@ import argparse
 import logging
 from pathlib import Path
 
-from icgbench.cli._common import non_negative_int, positive_int, variant_arg
+from icgbench.cli._common import (
+    non_negative_int,
+    old_spelling,
+    positive_int,
+    required,
+    variant_arg,
+)
 from icgbench.errors import UsageError, UserError
 from icgbench.scheduling import add_scheduler_argument
 
@@ -40,7 +46,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--jobs", type=positive_int, default=1,
                    help="worker processes (default 1)")
     add_scheduler_argument(p, "shards", "DIR")
-    p.add_argument("--out", required=True, type=Path, help="output folder")
+    p.add_argument("--outdir", type=Path, default=None, help="output folder (required)")
+    old_spelling(p, "--out", "--outdir", "outdir", type=Path)
     p.set_defaults(func=run)
 
 
@@ -65,7 +72,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     log.info("simulating %s seed %d: %d subjects, %d months, %d shard(s)", variant.name,
              args.seed, sum(sizes.values()), months, len(shards))
-    with replaced_dir(args.out, "generate", marker=MANIFEST) as stage:
+    required(args.outdir, "--outdir")
+    with replaced_dir(args.outdir, "generate", marker=MANIFEST) as stage:
         largest_block = min(max(sizes.values()), request.block_size)
         problem = (disk_problem(sum(sizes.values()), months, stage)
                    or fits(largest_block * min(args.jobs, len(shards)), months))
@@ -78,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
         except BrokenProcessPool:
             raise UserError("a worker process died while generating (out of memory? "
                             f"try fewer --jobs than {args.jobs}); nothing was written to "
-                            f"{args.out}", exit_code=1) from None
+                            f"{args.outdir}", exit_code=1) from None
         manifest = finish(stage, request, len(jobs), done)
     s = manifest["summary"]
     split_text = ", ".join(f"{k} {v}" for k, v in sizes.items())
@@ -86,5 +94,5 @@ def run(args: argparse.Namespace) -> int:
           f"({split_text}), train event rate {s['train_event_rate']:.3f}, masked fraction "
           f"{s['masked_fraction']:.3f}")
     print(f"wrote {len(manifest['tables'])} tables in {len(jobs)} shard(s) and {MANIFEST} to "
-          f"{args.out}")
+          f"{args.outdir}")
     return 0

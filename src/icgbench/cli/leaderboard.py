@@ -5,7 +5,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from icgbench.cli._common import positive_float, positive_int, print_json
+from icgbench.cli._common import (
+    old_spelling,
+    positive_float,
+    positive_int,
+    print_json,
+    required,
+    say_err,
+)
 from icgbench.errors import UsageError, UserError
 from icgbench.generator import variant_names
 from icgbench.leaderboard.files import board_folder
@@ -20,6 +27,8 @@ from icgbench.release.descriptor import SEALED_KEY_ENV
 from icgbench.release.locate import release_root
 from icgbench.release.tiers import SEALED_NAME, TIERS
 from icgbench.tasks import TASKS
+
+DIR_HELP = "board folder (default: leaderboard/)"
 
 
 def _default_board() -> Path:
@@ -41,7 +50,7 @@ def register(commands: argparse._SubParsersAction) -> None:
                    help="submission files (.json or .json.gz)")
     p.add_argument("--notes", default="", help="free-form notes recorded on the entry "
                    "(at most 2000 characters)")
-    p.add_argument("--dir", type=Path, default=None, help="board folder (default: leaderboard/)")
+    p.add_argument("--dir", type=Path, default=None, help=DIR_HELP)
     p.add_argument("--tier", choices=list(TIERS), default=PUBLIC_TIER,
                    help="tier of a board this creates (an existing board keeps its own; the "
                    "public board is full)")
@@ -54,10 +63,9 @@ def register(commands: argparse._SubParsersAction) -> None:
                        "files (no orphan, no link) and, with --base, that the board at that "
                        "git ref is a prefix of this one. Exit 0 when everything holds, 1 "
                        "listing each discrepancy, 2 on a usage error.")
-    p.add_argument("dir", type=Path, nargs="?", default=None,
-                   help="board folder (default: leaderboard/)")
+    p.add_argument("dir", type=Path, nargs="?", default=None, help=argparse.SUPPRESS)
     p.add_argument("--dir", type=Path, default=None, dest="dir_option", metavar="DIR",
-                   help="board folder, as its sibling commands take it")
+                   help="board folder (default: leaderboard/)")
     p.add_argument("--tier", choices=list(BOARD_TIERS), default=PUBLIC_TIER,
                    help="the tier the board must hold (default: full, the public board; "
                    "sealed: the sealed track's board, re-graded where the key is set)")
@@ -94,30 +102,38 @@ def register(commands: argparse._SubParsersAction) -> None:
                        description="Render leaderboard.csv again when it lags behind "
                        "leaderboard.json, and remove orphan submission files and temporary "
                        "files. Never changes an entry; refuses a hand-edited CSV.")
-    p.add_argument("--dir", type=Path, default=None)
+    p.add_argument("--dir", type=Path, default=None, help=DIR_HELP)
     _lock_timeout(p)
     p.set_defaults(func=run_repair)
 
     p = sub.add_parser("migrate", help="rewrite a board at the current schema version",
                        description="Rewrite a board stored at an older schema version at the "
                        "current one, moving each stored submission to its canonical path.")
-    p.add_argument("--dir", type=Path, default=None)
+    p.add_argument("--dir", type=Path, default=None, help=DIR_HELP)
     _lock_timeout(p)
     p.set_defaults(func=run_migrate)
 
     p = sub.add_parser("show", help="a ranked table: mean and sample std over seeds")
-    p.add_argument("--variant", choices=variant_names(), default=None)
-    p.add_argument("--task", choices=list(TASKS), default=None)
+    p.add_argument("--variant", choices=variant_names(), default=None,
+                   help="only this cohort variant (default: every variant, and the overall "
+                   "ranking)")
+    p.add_argument("--task", choices=list(TASKS), default=None,
+                   help="only this task (default: every task)")
     p.add_argument("--metric", default=None,
                    help="rank by this recorded metric instead of each task's headline "
                    "(risk: auroc, intervention: responsive_dgp_conformity, transfer: "
                    "auroc_target, ...); only tasks that record it are shown")
-    p.add_argument("--dir", type=Path, default=None)
+    p.add_argument("--dir", type=Path, default=None, help=DIR_HELP)
+    p.add_argument("--json", action="store_true",
+                   help="print only JSON: the ranked rows of every table shown")
     p.set_defaults(func=run_show)
 
     p = sub.add_parser("render", help="write a static, self-contained web page")
-    p.add_argument("--out", type=Path, required=True, help="folder for index.html")
-    p.add_argument("--dir", type=Path, default=None)
+    p.add_argument("--outdir", type=Path, default=None,
+                   help="folder for the site (index.html, a page per variant, check.html); "
+                   "required")
+    old_spelling(p, "--out", "--outdir", "outdir", type=Path)
+    p.add_argument("--dir", type=Path, default=None, help=DIR_HELP)
     p.add_argument("--figures", type=Path, default=None,
                    help="PNG figures to embed (default: docs/figures of the repository)")
     p.add_argument("--no-oracle", action="store_true",
@@ -162,6 +178,9 @@ def run_add(args: argparse.Namespace) -> int:
 def run_verify(args: argparse.Namespace) -> int:
     from icgbench.leaderboard.verify import verify
 
+    if args.dir is not None:
+        say_err(f"icgbench: warning: the board folder as an argument ({args.dir}) is "
+                f"deprecated and goes in the next release; use --dir {args.dir}")
     if args.dir is not None and args.dir_option is not None and args.dir != args.dir_option:
         raise UsageError(f"two board folders given: {args.dir} and --dir {args.dir_option}")
     folder = _dir(args, "dir_option" if args.dir is None else "dir")
@@ -191,9 +210,10 @@ def run_show(args: argparse.Namespace) -> int:
     folder = board_folder(_dir(args))
     loaded = load_board(folder, new_tier=None)
     entries = loaded.entries
+    out = (lambda *a: None) if args.json else print
     if loaded.tier == SEALED_NAME:
-        print("sealed track: every score is on the public half of each cohort's held-out "
-              "subjects (the private half is published when the generation is retired)")
+        out("sealed track: every score is on the public half of each cohort's held-out "
+            "subjects (the private half is published when the generation is retired)")
     variants = [args.variant] if args.variant else list(dict.fromkeys(
         e.variant_name for e in entries))
     tasks = [args.task] if args.task else list(TASKS)
@@ -205,21 +225,28 @@ def run_show(args: argparse.Namespace) -> int:
                              f"{args.metric!r}; recorded: {', '.join(recorded)}")
     about = _entry_labels(folder, entries)
     floors = board.floors_of(entries)
-    print("mean [95% interval over cohorts] ± sd; '=' marks a model whose gap to the leader "
-          "is not significant (paired t-test over cohorts, Holm); 'ref' a reference line")
+    out("mean [95% interval over cohorts] ± sd; '=' marks a model whose gap to the leader "
+        "is not significant (paired t-test over cohorts, Holm); 'ref' a reference line")
+    tables = []
     if args.task is None and args.metric is None:
         scope = [args.variant] if args.variant else None
-        _print_ranking("overall" + (f" on {args.variant}" if args.variant else
-                                    " over every cohort"),
-                       board.rank_overall(entries, scope, floors), True, about, floors)
+        tables.append(_table("overall" + (f" on {args.variant}" if args.variant else
+                                          " over every cohort"),
+                             board.rank_overall(entries, scope, floors), True, floors))
     for variant in variants:
         for task in tasks:
             spec = TASKS[task]
             metric = spec.metric(args.metric) if args.metric else spec.ranking_metric
             ranked = [r for r in board.rank(entries, variant, task, metric.name,
                                             metric.higher_is_better, floors) if r.seeds]
-            _print_ranking(f"{variant} / {task}: {metric.name}", ranked,
-                           metric.higher_is_better, about, floors)
+            tables.append(_table(f"{variant} / {task}: {metric.name}", ranked,
+                                 metric.higher_is_better, floors))
+    tables = [table for table in tables if table["rows"]]
+    if args.json:
+        print_json({"board": str(folder), "entries": len(entries), "tables": tables})
+        return 0
+    for table in tables:
+        _print_table(table, about)
     print(f"read {len(entries)} entries from {folder}")
     return 0
 
@@ -227,36 +254,48 @@ def run_show(args: argparse.Namespace) -> int:
 NOTE_CHARS = 60
 
 
-def _print_ranking(title: str, ranked: list, higher_is_better: bool | None,
-                   about: dict[tuple[str, str], str],
-                   floors: set[tuple[str, str]] = frozenset()) -> None:
-    """One ranked table: mean, 95% interval and std over seeds; ``=`` marks a model tied
-    with the leader (docs/leaderboard.md). A descriptive metric is listed without ranks (it
-    is not a score: a model with no skill has no transfer gap either), a reference line
-    (``floors``) with ``ref``."""
-    if not ranked:
-        return
-    arrow = {True: "higher is better", False: "lower is better"}.get(
-        higher_is_better, "descriptive, not ranked")
-    print(f"{title} ({arrow})")
+def _table(title: str, ranked: list, higher_is_better: bool | None,
+           floors: set[tuple[str, str]] = frozenset()) -> dict:
+    """One ranked table as data: mean, 95% interval and std over seeds per row; ``place``
+    is None for a reference line (``floors``) and for a descriptive metric, which is listed
+    without ranks (a model with no skill has no transfer gap either)."""
     if higher_is_better is None:
         ranked = sorted(ranked, key=lambda r: (r.model, r.package_version))
-    width = max(len(r.model) for r in ranked)
-    place = 0
+    rows, place = [], 0
     for r in ranked:
-        std = f" ± {r.std:.4f}" if r.std is not None else ""
-        mean = "n/a" if r.mean is None else f"{r.mean:.4f}"
-        span = f" [{r.low:.4f}, {r.high:.4f}]" if r.low is not None else ""
-        extra = about.get((r.model, r.package_version), "")
-        if higher_is_better is None:
+        reference = (r.model, r.package_version) in floors
+        if higher_is_better is not None and not reference:
+            place += 1
+        rows.append({"place": place if higher_is_better is not None and not reference
+                     else None, "tied": bool(r.tied) and not reference,
+                     "reference": reference, "model": r.model, "version": r.package_version,
+                     "mean": r.mean, "low": r.low, "high": r.high, "std": r.std,
+                     "seeds": r.seeds})
+    return {"title": title, "higher_is_better": higher_is_better, "rows": rows}
+
+
+def _print_table(table: dict, about: dict[tuple[str, str], str]) -> None:
+    """A ranked table as ``show`` prints it; ``=`` marks a model tied with the leader
+    (docs/leaderboard.md), ``ref`` a reference line, ``-`` a row of a descriptive metric."""
+    arrow = {True: "higher is better", False: "lower is better"}.get(
+        table["higher_is_better"], "descriptive, not ranked")
+    print(f"{table['title']} ({arrow})")
+    rows = table["rows"]
+    width = max(len(r["model"]) for r in rows)
+    for r in rows:
+        std = f" ± {r['std']:.4f}" if r["std"] is not None else ""
+        mean = "n/a" if r["mean"] is None else f"{r['mean']:.4f}"
+        span = f" [{r['low']:.4f}, {r['high']:.4f}]" if r["low"] is not None else ""
+        extra = about.get((r["model"], r["version"]), "")
+        if table["higher_is_better"] is None:
             mark = "  -"
-        elif (r.model, r.package_version) in floors:
+        elif r["reference"]:
             mark = "ref"
         else:
-            place += 1
-            mark = f"{f'={place}' if r.tied else place:>3}"
-        print(f"  {mark}. {r.model:<{width}} {r.package_version:<8} {mean}{span}{std} "
-              f"({r.seeds} seed{'s' if r.seeds != 1 else ''}){extra}")
+            place = f"={r['place']}" if r["tied"] else str(r["place"])
+            mark = f"{place:>3}"
+        print(f"  {mark}. {r['model']:<{width}} {r['version']:<8} {mean}{span}{std} "
+              f"({r['seeds']} seed{'s' if r['seeds'] != 1 else ''}){extra}")
 
 
 def one_line(text: str, limit: int = NOTE_CHARS) -> str:
@@ -301,9 +340,10 @@ def run_render(args: argparse.Namespace) -> int:
             figures = release_root() / "docs" / "figures"
         except UsageError:
             figures = None
-    page = render(folder, args.out, figures, with_oracle=not args.no_oracle)
+    outdir = required(args.outdir, "--outdir")
+    page = render(folder, outdir, figures, with_oracle=not args.no_oracle)
     print(f"rendered {page.entries} entries ({page.oracle_rows} oracle reference rows); "
-          f"wrote {args.out / 'index.html'}")
+          f"wrote {outdir / 'index.html'}")
     return 0
 
 

@@ -57,10 +57,11 @@ def register(commands: argparse._SubParsersAction) -> None:
     subs = sub.add_subparsers(dest="submission_command", metavar="SUBCOMMAND", required=True)
     p = subs.add_parser("template", help="write a valid submission with every block and "
                         "constant predictions: the starting point in any language")
-    p.add_argument("--variant", required=True)
+    p.add_argument("--variant", required=True, help="cohort variant of the template")
     p.add_argument("--seed", type=non_negative_int, default=None,
                    help="cohort seed (default: the tier's first seed of the variant)")
-    p.add_argument("--tier", choices=list(TIERS), default="small")
+    p.add_argument("--tier", choices=list(TIERS), default="small",
+                   help="release tier of the cohort (default small)")
     p.add_argument("--out", type=Path, required=True, help="file to write")
     p.set_defaults(func=run_template)
 

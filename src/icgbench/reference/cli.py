@@ -19,6 +19,30 @@ Logging everywhere: every command takes `-v`/`--verbose` (before or after the co
 name) to log its steps (load, fit, predict, write, score) on stderr with Python's
 `logging`, and `-vv` for detail such as each release file read and hash-checked. By
 default only warnings are printed (e.g. that a cohort is being simulated on the fly).
+
+## The vocabulary
+
+One flag for one kind of thing, in every command (`tests/test_cli_vocabulary.py` holds the
+parser to it):
+
+| flag | means |
+| --- | --- |
+| `--out FILE` | the one file a command writes (a report, an archive, a template, a page) |
+| `--outdir DIR` | the folder a command writes into (a site, a cohort, a sweep, figures) |
+| `--inputdir DIR` | a folder a command reads (a sweep's output) |
+| `--dir DIR` | a leaderboard folder (default `leaderboard/`) |
+| `--tier NAME` | a release tier (`small`, `full`; `sealed` where it applies) |
+| `--json` | print only machine-readable JSON (every command that prints a result) |
+| `--jobs N`, `--scheduler` | parallel workers, and where they run |
+
+`bench run` and `bench audit` name the model with `--model` (`--variant`, the seed's
+spelling, is kept as an alias). Every option has help text, and `icgbench` alone, or a
+command group alone (`icgbench data`), prints its help.
+
+Old spellings work for one more release, hidden from the help, each printing a deprecation
+warning on stderr: `leaderboard render --out` and `generate --out` and `demo --out` (now
+`--outdir`), `data download --to` (now `--outdir`), `bench plots --board` (now `--dir`),
+and the board folder given to `leaderboard verify` as an argument (now `--dir`).
 """
 
 
