@@ -6,7 +6,9 @@
 #   Node.js + ajv (npm ci in tools/ajv, locked)       - the cross-implementation schema test
 # Run by `make system-deps`, which `make test` calls. Installs only what is missing, and only
 # where the machine allows it (root and apt-get); otherwise it says what to install, and the
-# tests that need a component skip (under CI=true they fail instead).
+# tests that need a component skip (under CI=true they fail instead). It never replaces a
+# program the machine already has unless ICGBENCH_REPLACE_SYSTEM_PACKAGES=1 allows it (CI
+# sets it): then it says exactly what it replaces.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -35,13 +37,30 @@ if [ ${#need[@]} -gt 0 ]; then
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq >/dev/null
     # r-cran-v8 links Debian's libnode, which only installs beside Debian's own nodejs: a
-    # nodejs from elsewhere (NodeSource) is replaced by Debian's, with Debian's npm.
+    # nodejs from elsewhere (NodeSource) would have to be replaced by Debian's, with npm.
+    downgrade=()
     if [[ " ${need[*]} " == *" r-cran-v8 "* ]] && command -v node >/dev/null 2>&1 \
         && ! dpkg-query -W -f='${Version}' nodejs 2>/dev/null | grep -q dfsg; then
       debian_node=$(apt-cache madison nodejs | awk '$NF ~ /Packages/ && $3 ~ /dfsg/ {print $3; exit}')
-      [ -n "$debian_node" ] && need+=("nodejs=$debian_node" npm)
+      installed=$(dpkg-query -W -f='${Version}' nodejs 2>/dev/null || node --version)
+      if [ -z "$debian_node" ]; then
+        :
+      elif [ "${ICGBENCH_REPLACE_SYSTEM_PACKAGES:-0}" = 1 ]; then
+        echo "system-deps: replacing nodejs $installed with Debian's $debian_node (and its" \
+             "npm), which r-cran-v8 needs (ICGBENCH_REPLACE_SYSTEM_PACKAGES=1)" >&2
+        need+=("nodejs=$debian_node" npm)
+        downgrade=(--allow-downgrades)
+      else
+        echo "system-deps: not installing r-cran-v8: it needs Debian's nodejs $debian_node," \
+             "which would replace this machine's nodejs $installed; run" \
+             "ICGBENCH_REPLACE_SYSTEM_PACKAGES=1 make test to allow that, or install" \
+             "r-cran-v8 yourself (the R package's tests skip without it; under CI=true" \
+             "they fail)" >&2
+        need=("${need[@]/r-cran-v8}")
+      fi
     fi
-    apt-get install -y -qq --no-install-recommends --allow-downgrades "${need[@]}" >/dev/null
+    need=(${need[@]})  # drop the emptied entries
+    [ ${#need[@]} -eq 0 ] || apt-get install -y -qq --no-install-recommends ${downgrade[@]+"${downgrade[@]}"} "${need[@]}" >/dev/null
   fi
 fi
 
