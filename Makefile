@@ -51,7 +51,7 @@ lint: $(STAMP)-dev
 	$(BIN)/ruff check src tests benchmarks
 
 schemas: $(STAMP)-dev
-	$(BIN)/python -m icgbench.build_contract
+	$(BIN)/python -m icgbench.contract.build
 
 docs: $(STAMP)-dev
 	$(BIN)/python -m icgbench.reference

@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 from _memory import mb, measure
-from icgbench.dataset import Request, ShardJob, write_shard
+from icgbench.api.cohort import Request, ShardJob, write_shard
 from icgbench.generator import get_variant
 from icgbench.generator.blocks import BLOCK_SIZE
 from icgbench.generator.simulator import split_sizes

@@ -32,7 +32,7 @@ import time
 from pathlib import Path
 
 from _timing import best_of
-from icgbench.data import tier_descriptor
+from icgbench.api.tables import tier_descriptor
 from icgbench.release.verify import tier_files, verify
 
 #: The model the board's entries are filed under, with a placeholder for its version.

@@ -7,10 +7,10 @@ import functools
 import json
 from typing import Any
 
-from icgbench.data import load_arrow
+from icgbench.api.tables import load_arrow
+from icgbench.api.template import build_template
+from icgbench.contract.vocabulary import STATES
 from icgbench.generator import intervention_names
-from icgbench.template import build_template
-from icgbench.vocabulary import STATES
 
 
 @functools.lru_cache(maxsize=8)

@@ -14,7 +14,7 @@ from sklearn.impute import SimpleImputer
 from sklearn.linear_model import LogisticRegression, Ridge
 from sklearn.pipeline import make_pipeline
 
-from icgbench.adapter import (
+from icgbench.api.adapter import (
     SupportsBottleneck,
     SupportsProba,
     features,
@@ -22,12 +22,12 @@ from icgbench.adapter import (
     submission,
     write_submission,
 )
+from icgbench.contract.vocabulary import STATES
 from icgbench.errors import UsageError
 from icgbench.models import CohortData, get_model
 from icgbench.release.tiers import UNFROZEN_NAME
 from icgbench.release.unfrozen import simulate_release, unfrozen_tier
 from icgbench.scorer import score
-from icgbench.vocabulary import STATES
 
 
 @pytest.fixture(scope="module")
@@ -98,7 +98,7 @@ def test_a_bottleneck_shaped_object_gets_every_per_subject_block(cohort):
 
 
 def test_the_reference_bottleneck_models_go_through_the_adapter(quick_cohort, monkeypatch):
-    import icgbench.adapter as adapter
+    import icgbench.api.adapter as adapter
 
     calls = []
     original = adapter.predicted_blocks

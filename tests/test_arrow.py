@@ -1,4 +1,4 @@
-"""``icgbench.arrow`` converts exactly as pyarrow does, for every array the scorer reads."""
+"""``icgbench.io.arrow`` converts exactly as pyarrow does, for every array the scorer reads."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from icgbench.arrow import array, strings, table, to_numpy, zero
+from icgbench.io.arrow import array, strings, table, to_numpy, zero
 
 TYPES = [pa.float64(), pa.float32(), pa.int64(), pa.int32(), pa.int8(), pa.uint8(),
          pa.uint64(), pa.bool_()]

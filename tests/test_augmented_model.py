@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from icgbench.contract.vocabulary import STATES
 from icgbench.generator import INTERVENTIONS, get_variant, prior_direction
 from icgbench.generator.reference import cohort_mechanism
 from icgbench.models import CohortData, get_model
@@ -12,7 +13,6 @@ from icgbench.models.mbcnet_sign_constrained_augmented import (
     SAMPLES_PER_INTERVENTION,
     augmented_rows,
 )
-from icgbench.vocabulary import STATES
 
 
 def test_two_rows_per_intervention_per_subject_weighing_one_copy_in_all():

@@ -12,7 +12,7 @@ import pytest
 from icgbench.bench.baselines_doc import markdown
 from icgbench.bench.normalize import rankings
 from icgbench.bench.sweep import TIMINGS, summarize
-from icgbench.vocabulary import CATEGORIES
+from icgbench.contract.vocabulary import CATEGORIES
 
 
 def _scores(**categories: float) -> dict[str, float]:

@@ -99,7 +99,7 @@ def mini_home(tmp_path, monkeypatch, mini_url):
     (root / "datapackage.json").write_text(d.path.read_text())
     monkeypatch.setenv("ICGBENCH_HOME", str(root))
     monkeypatch.setattr("icgbench.cli.data.get_tier", lambda name: MINI)
-    monkeypatch.setattr("icgbench.data.tier_descriptor",
+    monkeypatch.setattr("icgbench.api.tables.tier_descriptor",
                         lambda tier, root=None: load_descriptor(d.path))
     tampered = json.loads(d.path.read_text())
     parquet = next(r for r in tampered["resources"] if r["path"].endswith(".parquet"))

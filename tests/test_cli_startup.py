@@ -46,8 +46,8 @@ def test_model_declarations_read_without_import_match_the_classes() -> None:
 
 def test_validate_loads_no_pandas_sklearn_or_scipy(tmp_path) -> None:
     """``validate`` reads Parquet and builds Arrow arrays without pyarrow's pandas path
-    (``icgbench.arrow``), and imports only its own command group."""
-    from icgbench.template import build_template
+    (``icgbench.io.arrow``), and imports only its own command group."""
+    from icgbench.api.template import build_template
 
     file = tmp_path / "template.json"
     file.write_text(json.dumps(build_template("linear_lowhet")))
@@ -88,7 +88,7 @@ def test_registries_list_the_modules_pkgutil_lists() -> None:
 
     import icgbench.models
     import icgbench.tasks
-    from icgbench.lazy import module_names
+    from icgbench._lazy import module_names
 
     for package in (icgbench.tasks, icgbench.models):
         assert module_names(package.__path__) == [

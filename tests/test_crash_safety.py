@@ -1,6 +1,6 @@
 """Crash safety by fault injection: a writer is SIGKILLed at each named step, deterministically.
 
-``icgbench.failpoints`` kills the process at a named point when ``ICGBENCH_FAILPOINT`` says
+``icgbench.io.failpoints`` kills the process at a named point when ``ICGBENCH_FAILPOINT`` says
 so; each test then checks the old-or-new property of what is on disk, and that the next
 run (or ``leaderboard repair``) completes the job without losing anything.
 """
@@ -19,9 +19,9 @@ import pyarrow.parquet as pq
 import pytest
 
 from conftest import slow_except
-from icgbench import failpoints
-from icgbench.atomic import owned_staging, remove_stale_staging, write_text
 from icgbench.cli import main
+from icgbench.io import failpoints
+from icgbench.io.atomic import owned_staging, remove_stale_staging, write_text
 from icgbench.leaderboard import read_entries
 from icgbench.leaderboard.board import add
 from icgbench.leaderboard.maintenance import repair
@@ -48,7 +48,7 @@ def test_every_failpoint_in_the_code_is_registered_and_every_registered_one_is_u
 def test_a_killed_atomic_write_leaves_the_old_file(tmp_path):
     target = tmp_path / "file.txt"
     target.write_text("old")
-    code = "import sys; from pathlib import Path; from icgbench.atomic import write_text; " \
+    code = "import sys; from pathlib import Path; from icgbench.io.atomic import write_text; " \
            "write_text(Path(sys.argv[1]), 'new')"
     for point, expected in (("atomic.temp_written", "old"), ("atomic.renamed", "new")):
         result = _child(code, str(target), point=point)
@@ -180,7 +180,7 @@ def test_a_cohort_too_large_for_the_disk_is_refused_before_any_work(tmp_path, ca
 HOLDER = """
 import sys, time
 from pathlib import Path
-from icgbench.atomic import owned_staging
+from icgbench.io.atomic import owned_staging
 with owned_staging(Path(sys.argv[1]), "build") as stage:
     print(stage, flush=True)
     time.sleep(300)

@@ -77,7 +77,7 @@ def _listing(d: Descriptor, mirrors: list[str], monkeypatch) -> Descriptor:
     document["icgbench:mirrors"] = mirrors
     d.path.write_text(json.dumps(document))
     d = load_descriptor(d.path)
-    monkeypatch.setattr("icgbench.data.tier_descriptor", lambda tier: d)
+    monkeypatch.setattr("icgbench.api.tables.tier_descriptor", lambda tier: d)
     return d
 
 

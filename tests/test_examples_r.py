@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from conftest import require_tool
-from icgbench.data import load_table
+from icgbench.api.tables import load_table
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -16,7 +16,8 @@ import numpy as np
 import pytest
 
 from conftest import ROOT
-from icgbench.data import load_table, tier_descriptor
+from icgbench.api.tables import load_table, tier_descriptor
+from icgbench.contract.vocabulary import OUTCOME_NODE, STATES
 from icgbench.generator import all_variants, get_variant
 from icgbench.generator import mechanism as mech
 from icgbench.generator.family import (
@@ -29,7 +30,6 @@ from icgbench.generator.family import (
     prior_graph,
 )
 from icgbench.generator.reference import cohort_mechanism
-from icgbench.vocabulary import OUTCOME_NODE, STATES
 
 VARIANTS = [v.name for v in all_variants()]
 

@@ -15,13 +15,7 @@ from sklearn.linear_model import LinearRegression
 from sklearn.metrics import roc_auc_score
 
 from conftest import cohort
-from icgbench.generator import all_variants, get_variant, prior_direction, simulate
-from icgbench.generator.dynamics import simulate_dynamics
-from icgbench.generator.interventions import INTERVENTIONS, scale_matrix
-from icgbench.generator.population import sample_population
-from icgbench.generator.reference import cohort_mechanism, dynamics_constants
-from icgbench.generator.streams import stream
-from icgbench.vocabulary import (
+from icgbench.contract.vocabulary import (
     HOST_TRAITS,
     KCCS,
     MODALITIES,
@@ -29,6 +23,12 @@ from icgbench.vocabulary import (
     feature_columns,
     kcc_assay_column,
 )
+from icgbench.generator import all_variants, get_variant, prior_direction, simulate
+from icgbench.generator.dynamics import simulate_dynamics
+from icgbench.generator.interventions import INTERVENTIONS, scale_matrix
+from icgbench.generator.population import sample_population
+from icgbench.generator.reference import cohort_mechanism, dynamics_constants
+from icgbench.generator.streams import stream
 
 VARIANTS = [v.name for v in all_variants()]
 N = 3000  # subjects per cohort in these tests: 1800 train, 600 test, 600 target

@@ -7,8 +7,8 @@ import pyarrow.compute as pc
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from icgbench.contract.vocabulary import MODALITIES, RISK_STATE, SPLITS, STATES, feature_columns
 from icgbench.generator import get_variant, simulate, variant_names
-from icgbench.vocabulary import MODALITIES, RISK_STATE, SPLITS, STATES, feature_columns
 
 cohorts = st.builds(
     lambda v, seed, train, test, target, months: (v, seed, {"train": train, "test": test,

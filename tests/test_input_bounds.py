@@ -41,9 +41,9 @@ CHILD = """
 import os, sys
 path = os.environ.get("ICGBENCH_TEST_DESCRIPTOR")
 if path:  # the data commands take the tier's descriptor: point them at the mini tier
-    import icgbench.data
+    import icgbench.api.tables
     from icgbench.release.descriptor import load_descriptor
-    icgbench.data.tier_descriptor = lambda tier="small", root=None: load_descriptor(path)
+    icgbench.api.tables.tier_descriptor = lambda tier="small", root=None: load_descriptor(path)
 from icgbench.cli import main
 code = main(sys.argv[1:])
 with open("/proc/self/status") as status:

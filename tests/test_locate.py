@@ -99,7 +99,7 @@ def test_validate_and_score_run_with_an_empty_home(empty_home, full_tier_root, t
 @pytest.fixture()
 def small_archive_url(tmp_path) -> Iterator[str]:
     """The committed small tier packed and served over HTTP on 127.0.0.1."""
-    from icgbench.data import tier_descriptor
+    from icgbench.api.tables import tier_descriptor
 
     www = tmp_path / "www"
     www.mkdir()

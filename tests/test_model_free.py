@@ -16,10 +16,10 @@ from functools import lru_cache
 import pytest
 
 from conftest import ROOT
+from icgbench.api.tables import tier_descriptor
 from icgbench.bench.model_free import ANSWERS, scores
-from icgbench.data import tier_descriptor
+from icgbench.contract.vocabulary import CATEGORIES
 from icgbench.leaderboard.store import load_board
-from icgbench.vocabulary import CATEGORIES
 
 #: Reference models that fit nothing: the floor, not a competitor.
 NOT_FITTED = {"random"}
@@ -133,7 +133,7 @@ def test_following_the_prior_scores_nothing_on_interventions_in_any_small_cohort
 
 def test_the_answers_use_no_truth_of_their_own_cohort(monkeypatch):
     """Every answer but the copy runs with the cohort's truth unreadable."""
-    import icgbench.data as data
+    import icgbench.api.tables as data
 
     real = data.load_table
 

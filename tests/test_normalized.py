@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from icgbench.api.tables import tier_descriptor
 from icgbench.bench.model_free import ModelFree
-from icgbench.data import tier_descriptor
+from icgbench.contract.vocabulary import CATEGORIES
 from icgbench.models import CohortData, get_model
 from icgbench.scorer import score
 from icgbench.scorer.truth import load_truth
@@ -16,7 +17,6 @@ from icgbench.tasks.intervention_conformity import (
     prior_constant_ate_mae,
     prior_constant_pehe,
 )
-from icgbench.vocabulary import CATEGORIES
 
 VARIANT = "misspecified_signs"
 

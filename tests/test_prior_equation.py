@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 from sklearn.metrics import roc_auc_score
 
-from icgbench.data import load_table
+from icgbench.api.tables import load_table
+from icgbench.contract.vocabulary import OUTCOME_NODE, STATES
 from icgbench.generator import get_variant, variant_names
 from icgbench.generator.mechanism import PRIOR_SIGNS, PRIOR_WEIGHTS, PUBLISHED_DECIMALS
 from icgbench.generator.reference import (
@@ -20,7 +21,6 @@ from icgbench.generator.reference import (
     reference_scale,
 )
 from icgbench.models import CohortData
-from icgbench.vocabulary import OUTCOME_NODE, STATES
 
 
 @pytest.mark.parametrize("variant", variant_names())

@@ -327,7 +327,7 @@ def test_r_metrics_equal_the_python_scorer_on_reference_submissions(rscript, lib
 def test_r_reads_tables_exactly_as_pyarrow_does(rscript, library):
     """Every value of three public tables (booleans, nullable integers, masked numbers)."""
     from icgbench import contract
-    from icgbench.data import load_arrow
+    from icgbench.api.tables import load_arrow
 
     variant = "partial_observability"
     tables = ("subjects", "masks", "observations")
@@ -426,7 +426,7 @@ def test_r_regrades_every_entry_of_the_committed_board(rscript, library, tmp_pat
                                                         full_tier_root):
     """Each entry's stored submission, graded by the R package against the full tier (at
     the structure K* its calibration entry fixed), gives the recorded scores to 1e-12."""
-    from icgbench.data import tier_descriptor
+    from icgbench.api.tables import tier_descriptor
     from icgbench.leaderboard.board import known_k
     from icgbench.leaderboard.store import load_board
 

@@ -13,8 +13,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from icgbench import contract
+from icgbench.api.tables import list_tables, load_table
 from icgbench.cli import main
-from icgbench.data import list_tables, load_table
 from icgbench.errors import InvalidInputError, UsageError
 from icgbench.generator import simulate, variant_names
 from icgbench.release import encode, freeze

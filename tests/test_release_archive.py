@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from icgbench import failpoints
 from icgbench.cli import main
 from icgbench.errors import InvalidInputError, UsageError
+from icgbench.io import failpoints
 from icgbench.release import archive, download, freeze
 from icgbench.release.verify import verify
 from release_helpers import MINI, mini_release, served
@@ -135,7 +135,7 @@ def test_unreachable_url_is_a_usage_error(mini, tmp_path, server):
 def test_cli_download_and_pack(mini, tmp_path, server, capsys, monkeypatch):
     www, url = server
     (mini.base.parents[1] / "datapackage.json").write_text(mini.path.read_text())
-    monkeypatch.setattr("icgbench.data.tier_descriptor", lambda tier: mini)
+    monkeypatch.setattr("icgbench.api.tables.tier_descriptor", lambda tier: mini)
     assert main(["data", "pack", "--tier", "full", "--out", str(www / "r.tar.gz")]) == 0
     assert "packed" in capsys.readouterr().out
     dest = tmp_path / "cli-dest"
@@ -231,7 +231,7 @@ def test_archive_headers_are_bounded_before_tarfile_reads_them(make, message, mi
     """tarfile reads a pax header whole: 2 GB of one took 2 GB of memory (a 2 MB file)."""
     path = tmp_path / "hostile.tar.gz"
     path.write_bytes(make())
-    monkeypatch.setattr("icgbench.data.tier_descriptor", lambda tier: mini)
+    monkeypatch.setattr("icgbench.api.tables.tier_descriptor", lambda tier: mini)
     dest = tmp_path / "dest"
     assert main(["data", "download", "--url", str(path), "--outdir", str(dest)]) == 1
     err = capsys.readouterr().err
@@ -242,7 +242,7 @@ def test_archive_headers_are_bounded_before_tarfile_reads_them(make, message, mi
 def test_long_member_names_are_cut_short_in_messages(mini, tmp_path, monkeypatch, capsys):
     path = tmp_path / "long.tar.gz"
     path.write_bytes(long_name_tar(60_000))  # a 100 MB name once made 200 MB of error text
-    monkeypatch.setattr("icgbench.data.tier_descriptor", lambda tier: mini)
+    monkeypatch.setattr("icgbench.api.tables.tier_descriptor", lambda tier: mini)
     assert main(["data", "download", "--url", str(path), "--outdir", str(tmp_path / "d")]) == 1
     err = capsys.readouterr().err
     assert "is not in the descriptor" in err and "59800 more characters" in err

@@ -27,10 +27,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from icgbench.cli import main
+from icgbench.release.files import csv_gz_digest
 from icgbench.release.verify import (
     ColumnSummary,
     bounded_columns,
-    csv_gz_digest,
     decoded_columns,
     distinct_rows,
     field_problems,
@@ -248,7 +248,7 @@ def test_the_csv_text_digest_streams_every_member():
 def test_the_csv_text_limit_counts_every_block_together():
     """A member that inflates past the limit in several blocks, none over it alone (and
     several members, each under it), is refused: the size is the running total."""
-    from icgbench.release.verify import CHUNK
+    from icgbench.release.files import CHUNK
 
     big = b"x" * (3 * CHUNK)  # three blocks of CHUNK bytes
     assert csv_gz_digest(gzip.compress(big), 2 * CHUNK) is None

@@ -185,7 +185,7 @@ def test_a_folder_is_not_an_archive(mini, tmp_path):
 
 def test_without_url_or_mirrors_the_command_says_what_to_do(mini, tmp_path, monkeypatch,
                                                              capsys):
-    monkeypatch.setattr("icgbench.data.tier_descriptor", lambda tier: mini)
+    monkeypatch.setattr("icgbench.api.tables.tier_descriptor", lambda tier: mini)
     assert main(["data", "download", "--outdir", str(tmp_path / "d")]) == 2
     err = capsys.readouterr().err
     assert "lists no mirrors" in err and "ICGBENCH_MIRRORS" in err and "--url" in err
@@ -195,7 +195,7 @@ def test_without_url_or_mirrors_the_command_says_what_to_do(mini, tmp_path, monk
 def test_the_cli_downloads_from_the_mirrors(mini, www, tmp_path, monkeypatch, capsys):
     with served(www, failures=-1) as down, served(www) as up:
         d = _with_mirrors(mini, [f"{down}/release.tar.gz", f"{up}/release.tar.gz"], www)
-        monkeypatch.setattr("icgbench.data.tier_descriptor", lambda tier: d)
+        monkeypatch.setattr("icgbench.api.tables.tier_descriptor", lambda tier: d)
         dest = tmp_path / "cli"
         assert main(["data", "download", "--retries", "0", "--outdir", str(dest)]) == 0
     out = capsys.readouterr().out.strip()
@@ -204,7 +204,7 @@ def test_the_cli_downloads_from_the_mirrors(mini, www, tmp_path, monkeypatch, ca
 
 
 def test_the_committed_full_tier_lists_its_mirrors():
-    from icgbench.data import tier_descriptor
+    from icgbench.api.tables import tier_descriptor
     from icgbench.release.tiers import TIERS
 
     assert tier_descriptor("full").mirrors == list(TIERS["full"].mirrors)
@@ -252,7 +252,7 @@ def dripping(interval: float) -> Iterator[str]:
 
 def _download_cli(mini, monkeypatch, tmp_path, *argv: str) -> tuple[int, float]:
     """``icgbench data download --outdir DEST ARGV`` of the mini tier: (exit code, seconds)."""
-    monkeypatch.setattr("icgbench.data.tier_descriptor", lambda tier: mini)
+    monkeypatch.setattr("icgbench.api.tables.tier_descriptor", lambda tier: mini)
     start = time.monotonic()
     code = main(["data", "download", "--outdir", str(tmp_path / "dest"), *argv])
     return code, time.monotonic() - start

@@ -10,9 +10,9 @@ from hypothesis import strategies as st
 from jsonschema import Draft7Validator
 
 from icgbench import contract
+from icgbench.contract.vocabulary import STATES
 from icgbench.generator import intervention_names
 from icgbench.scorer.schema_check import REDUCE_FROM, is_valid, reduce_document, schema_errors
-from icgbench.vocabulary import STATES
 
 SCHEMA = contract.json_schema("submission")
 VALIDATOR = Draft7Validator(SCHEMA)

@@ -9,7 +9,7 @@ import pytest
 from jsonschema import Draft7Validator
 
 from icgbench import contract
-from icgbench.json_schemas import schema_documents
+from icgbench.contract.json_schemas import schema_documents
 
 ROOT = Path(__file__).resolve().parents[1]
 NAMES = ["submission", "score-report", "leaderboard-entry"]
@@ -39,8 +39,8 @@ def test_example_validates(name):
 
 
 def test_submission_schema_lists_every_state_and_intervention():
+    from icgbench.contract.vocabulary import STATES
     from icgbench.generator import intervention_names
-    from icgbench.vocabulary import STATES
 
     props = contract.json_schema("submission")["properties"]
     assert list(props["latent_recovery"]["properties"]["states"]["properties"]) == list(STATES)

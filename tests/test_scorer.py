@@ -15,8 +15,8 @@ from jsonschema import Draft7Validator
 from sklearn.metrics import roc_auc_score
 
 from icgbench import contract
+from icgbench.api.tables import load_table
 from icgbench.cli import main
-from icgbench.data import load_table
 from icgbench.errors import InvalidInputError, UsageError
 from icgbench.scorer import SubmissionInvalid, score, validate
 from scoring_helpers import perfect, template

@@ -12,8 +12,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from icgbench import contract
+from icgbench.api.cohort import Request, ShardJob, finish, plan, write_shard
 from icgbench.cli import main
-from icgbench.dataset import Request, ShardJob, finish, plan, write_shard
 from icgbench.generator import get_variant, simulate
 from icgbench.generator.blocks import split_blocks
 from icgbench.generator.simulator import split_sizes
@@ -203,7 +203,7 @@ def _dies_on_the_second_shard(job: ShardJob) -> dict:
 
 def test_a_worker_that_dies_ends_generate_with_a_message_and_nothing_written(
         tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr("icgbench.dataset.write_shard", _dies_on_the_second_shard)
+    monkeypatch.setattr("icgbench.api.cohort.write_shard", _dies_on_the_second_shard)
     out = tmp_path / "out"
     code = main(["generate", "--variant", "linear_lowhet", "--seed", "1", "--n-subjects",
                  "300", "--months", "12", "--jobs", "2", "--shards", "2", "--outdir", str(out)])

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from icgbench.data import load_table
+from icgbench.api.tables import load_table
 from icgbench.errors import InvalidInputError
 from icgbench.leaderboard import read_entries
 from icgbench.leaderboard.board import add

@@ -5,17 +5,17 @@ from __future__ import annotations
 import numpy as np
 from sklearn.metrics import roc_auc_score
 
-from icgbench.generator import get_variant, simulate
-from icgbench.generator.mechanism import ARCHETYPE_PROFILES
-from icgbench.generator.reference import cohort_mechanism, target_spread
-from icgbench.models import CohortData, get_model
-from icgbench.vocabulary import (
+from icgbench.contract.vocabulary import (
     ARCHETYPES,
     KCCS,
     feature_columns,
     kcc_assay_column,
     mixture_column,
 )
+from icgbench.generator import get_variant, simulate
+from icgbench.generator.mechanism import ARCHETYPE_PROFILES
+from icgbench.generator.reference import cohort_mechanism, target_spread
+from icgbench.models import CohortData, get_model
 
 SIZES = {"train": 2000, "test": 1000, "target_test": 1000}
 

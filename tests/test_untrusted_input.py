@@ -319,7 +319,7 @@ def test_a_wide_character_counts_the_whole_text_at_four_bytes(first, refusal, tm
 
 
 def test_the_parse_cost_counts_widths_escapes_and_members():
-    from icgbench.untrusted import BYTES_PER_ITEM, BYTES_PER_MEMBER, CostMeter, parse_cost
+    from icgbench.io.untrusted import BYTES_PER_ITEM, BYTES_PER_MEMBER, CostMeter, parse_cost
 
     ascii_text = b'["' + b"a" * 1000 + b'"]'
     assert parse_cost(ascii_text) == 3 * len(ascii_text) + BYTES_PER_ITEM

@@ -2,6 +2,40 @@
 
 The data are synthetic by construction; nothing here is a carcinogenicity classification
 or a prediction about real people.
+
+The names a model author uses, loaded on first use (so ``import icgbench`` stays cheap)::
+
+    >>> import icgbench
+    >>> subjects = icgbench.load_table("linear_lowhet", "subjects")    # a public table
+    >>> sub = icgbench.build_template("linear_lowhet")                  # a valid submission
+    >>> report = icgbench.score(sub)                                    # validate and grade
+
+The packages, top-down as a submission flows (docs/architecture.md): ``generator`` (the
+data-generating process), ``release`` (freezing, describing, verifying the release),
+``tasks`` (the five tasks and their metrics), ``scorer`` (checking and grading a
+submission), ``models`` (the reference models), ``bench`` and ``leaderboard``, and ``cli``;
+beside them ``contract`` (the published schemas and names), ``io`` (untrusted input and
+all-or-nothing output) and ``api`` (what this module re-exports).
 """
 
+from icgbench._lazy import exports
+
 __version__ = "0.4.0"
+
+#: The user API: name -> the module that defines it.
+_EXPORTS = {
+    "list_tables": "api.tables",
+    "load_table": "api.tables",
+    "load_arrow": "api.tables",
+    "tier_descriptor": "api.tables",
+    "build_template": "api.template",
+    "predicted_blocks": "api.adapter",
+    "write_submission": "api.adapter",
+    "validate": "scorer.pipeline",
+    "score": "scorer.pipeline",
+    "SubmissionInvalid": "scorer.errors",
+}
+
+__getattr__, __dir__ = exports(__name__, _EXPORTS)
+
+__all__ = ["__version__", *_EXPORTS]

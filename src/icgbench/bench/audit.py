@@ -15,14 +15,14 @@ from typing import Any
 
 import numpy as np
 
-from icgbench.data import load_table
+from icgbench.api.tables import load_table
+from icgbench.contract.vocabulary import OUTCOME_NODE, STATES
 from icgbench.errors import UsageError
 from icgbench.models import CohortData, get_model
 from icgbench.models.bottleneck import BottleneckModel
 from icgbench.models.mbcnet_sign_constrained import SignConstrainedLogistic
 from icgbench.release.tiers import UNFROZEN_NAME
 from icgbench.scorer import score
-from icgbench.vocabulary import OUTCOME_NODE, STATES
 
 
 @dataclass(frozen=True)

@@ -18,11 +18,11 @@ from typing import Any
 
 import numpy as np
 
-from icgbench.data import load_table
+from icgbench.api.tables import load_table
+from icgbench.contract.vocabulary import STATES
 from icgbench.generator.family import candidates, present_candidates
 from icgbench.generator.interventions import scaled
 from icgbench.models.base import CohortData, ReferenceModel, rounded
-from icgbench.vocabulary import STATES
 
 #: The shifts the constant answer moves its risk by, along each intervention's prior sign.
 SHIFTS = (0.005, 0.02, 0.05, 0.1)
@@ -193,10 +193,10 @@ def scores(cohorts: list[tuple[str, int]], tier: str, root=None,
     with a structure block is graded at its K* on the tier's calibration cohort when
     ``cohorts`` holds it (else at its own best K). ``copied_truth`` copies the truth of
     the next cohort in ``cohorts`` (the last copies the first)."""
-    from icgbench.data import tier_descriptor
+    from icgbench.api.tables import tier_descriptor
+    from icgbench.contract.vocabulary import CATEGORIES
     from icgbench.scorer import score
     from icgbench.tasks import graph_metrics
-    from icgbench.vocabulary import CATEGORIES
 
     calibration = tier_descriptor(tier, root).calibration_cohort
     ordered = sorted(cohorts, key=lambda c: c != calibration)  # calibration first

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from icgbench.vocabulary import CATEGORIES
+from icgbench.contract.vocabulary import CATEGORIES
 
 RANDOM_MODEL = "random"
 #: Scores equal to this many decimals share a rank (sums in another order are not a lead).

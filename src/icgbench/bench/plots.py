@@ -238,7 +238,7 @@ def structure_sensitivity(curves: dict[str, dict[str, list[float]]], calibration
 def calibration_curves(inputdir: Path, per_seed: pd.DataFrame
                        ) -> tuple[dict[str, dict[str, list[float]]], str]:
     """Each structure model's sensitivity curve on the sweep's calibration cohort."""
-    from icgbench.data import tier_descriptor
+    from icgbench.api.tables import tier_descriptor
 
     column = "structure_recovery.k"
     if column not in per_seed or per_seed[column].isna().all():

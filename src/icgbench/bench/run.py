@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from icgbench.atomic import write_bytes, write_text
-from icgbench.data import tier_descriptor
+from icgbench.api.tables import tier_descriptor
 from icgbench.errors import UsageError
+from icgbench.io.atomic import write_bytes, write_text
 from icgbench.models import CohortData, get_model
 from icgbench.release.tiers import UNFROZEN_NAME, UNFROZEN_NOTICE
 from icgbench.scorer import ScoreReport, score

@@ -33,12 +33,12 @@ from typing import Any
 import pandas as pd
 
 from icgbench import __version__
-from icgbench.atomic import write_text
+from icgbench.api.tables import tier_descriptor
 from icgbench.bench.calibration import CALIBRATE_BY, DEFAULT_CALIBRATE_BY
 from icgbench.bench.run import UNFROZEN_FOLDER, run_experiment
-from icgbench.data import tier_descriptor
+from icgbench.io.atomic import write_text
+from icgbench.io.progress import track
 from icgbench.models import missing_requirement
-from icgbench.progress import track
 from icgbench.scheduling import DEFAULT, Runner
 
 LEAD = ["model", "cohort", "seed", "tier", "oracle"]

@@ -110,7 +110,7 @@ def variant_arg(name: str) -> Variant:
 def release_files(tier: str, root: Path | None = None) -> list[Path]:
     """The descriptor and every file of ``tier`` (inputs an output must not replace); none
     when the tier cannot be found (then nothing of it is read either)."""
-    from icgbench.data import tier_descriptor
+    from icgbench.api.tables import tier_descriptor
     from icgbench.errors import UserError
 
     try:

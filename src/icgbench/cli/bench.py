@@ -8,7 +8,6 @@ import io
 import tempfile
 from pathlib import Path
 
-from icgbench.atomic import check_output, write_text
 from icgbench.bench.calibration import CALIBRATE_BY, DEFAULT_CALIBRATE_BY
 from icgbench.cli._common import (
     non_negative_int,
@@ -21,8 +20,9 @@ from icgbench.cli._common import (
 )
 from icgbench.errors import UsageError
 from icgbench.generator import all_variants, get_variant, variant_names
+from icgbench.io.atomic import check_output, write_text
+from icgbench.io.paths import writable_or_temp
 from icgbench.models import ALIASES, DECLARATIONS, competitors, resolve
-from icgbench.paths import writable_or_temp
 from icgbench.release.tiers import TIERS, UNFROZEN_NOTICE
 from icgbench.scheduling import add_scheduler_argument
 
@@ -269,7 +269,7 @@ SWEEP_FILES = ("summary.csv", "sweep.json", "per_seed.csv")
 
 def _sweep_file(inputdir: Path, name: str) -> Path:
     """``inputdir/name``, a regular file, or a UsageError saying what is wrong."""
-    from icgbench import untrusted
+    from icgbench.io import untrusted
 
     path = inputdir / name
     try:

@@ -191,7 +191,7 @@ def _freeze_sealed(args: argparse.Namespace, root: Path) -> int:
 
 
 def _descriptor(args: argparse.Namespace):
-    from icgbench.data import tier_descriptor
+    from icgbench.api.tables import tier_descriptor
     from icgbench.release.descriptor import load_descriptor
 
     if getattr(args, "descriptor", None) is not None:
@@ -239,7 +239,7 @@ def run_build(args: argparse.Namespace) -> int:
 def run_pack(args: argparse.Namespace) -> int:
     import os
 
-    from icgbench.data import tier_descriptor
+    from icgbench.api.tables import tier_descriptor
     from icgbench.release import archive
     from icgbench.release.locate import release_root
     from icgbench.release.tiers import TIERS
@@ -260,7 +260,7 @@ def run_pack(args: argparse.Namespace) -> int:
 
 
 def run_download(args: argparse.Namespace) -> int:
-    from icgbench.data import tier_descriptor
+    from icgbench.api.tables import tier_descriptor
     from icgbench.release import download
 
     d = tier_descriptor(args.tier)
@@ -279,7 +279,7 @@ def run_download(args: argparse.Namespace) -> int:
 
 
 def run_list(args: argparse.Namespace) -> int:
-    from icgbench.data import list_tables
+    from icgbench.api.tables import list_tables
 
     rows = list_tables(args.tier)
     if args.json:

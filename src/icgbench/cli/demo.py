@@ -11,7 +11,7 @@ import argparse
 from pathlib import Path
 
 from icgbench.cli._common import non_negative_int, old_spelling, variant_arg
-from icgbench.paths import writable_or_temp
+from icgbench.io.paths import writable_or_temp
 
 DEFAULT_OUT = Path("icgbench-demo")
 MODELS = ("mbcnet_v0_1", "random")

@@ -18,7 +18,7 @@ from icgbench.scheduling import add_scheduler_argument
 
 log = logging.getLogger(__name__)
 
-MANIFEST = "cohort.json"  # icgbench.dataset.MANIFEST, named here without importing numpy
+MANIFEST = "cohort.json"  # icgbench.api.cohort.MANIFEST, named here without importing numpy
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -54,11 +54,11 @@ def register(commands: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from concurrent.futures.process import BrokenProcessPool
 
-    from icgbench.atomic import replaced_dir
-    from icgbench.dataset import Request, ShardJob, block_count, finish, plan, write_shard
+    from icgbench.api.cohort import Request, ShardJob, block_count, finish, plan, write_shard
     from icgbench.generator.memory import disk_problem, fits
     from icgbench.generator.simulator import check_request, split_sizes
-    from icgbench.progress import track
+    from icgbench.io.atomic import replaced_dir
+    from icgbench.io.progress import track
     from icgbench.scheduling import run_tasks
 
     variant = variant_arg(args.variant)

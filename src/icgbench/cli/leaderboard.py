@@ -306,7 +306,7 @@ def one_line(text: str, limit: int = NOTE_CHARS) -> str:
 
 def _entry_labels(folder: Path, entries: list) -> dict[tuple[str, str], str]:
     """`` [language] notes`` per (model, version), from its stored submissions' headers."""
-    from icgbench import untrusted
+    from icgbench.io import untrusted
     from icgbench.leaderboard.files import inside
     from icgbench.scorer.parse import DEFAULT_MAX_BYTES, json_bytes, parse_json
 

@@ -156,7 +156,7 @@ def _default_report_path(file: Path) -> Path:
 
 
 def run_score(args: argparse.Namespace) -> int:
-    from icgbench.atomic import check_output, write_text
+    from icgbench.io.atomic import check_output, write_text
     from icgbench.scorer import SubmissionInvalid, score
 
     out = check_output(args.out or _default_report_path(args.file), [args.file], "report")
@@ -200,8 +200,8 @@ def _fmt(value: object) -> str:
 
 
 def run_template(args: argparse.Namespace) -> int:
-    from icgbench.atomic import check_output, write_text
-    from icgbench.template import build_template
+    from icgbench.api.template import build_template
+    from icgbench.io.atomic import check_output, write_text
 
     inputs = release_files(args.tier)
     check_output(args.out, inputs, "template")

@@ -6,7 +6,7 @@ Names load on first use (PEP 562), so reading the variant registry (what the CLI
 
 from __future__ import annotations
 
-from icgbench.lazy import exports
+from icgbench._lazy import exports
 
 _EXPORTS = {
     "INTERVENTIONS": "interventions",

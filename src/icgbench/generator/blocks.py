@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from icgbench.vocabulary import SPLITS
+from icgbench.contract.vocabulary import SPLITS
 
 #: Subjects per block: large enough for vectorised speed, small enough that one block
 #: (its factual and intervened runs included) takes a few hundred MB.

@@ -14,12 +14,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from icgbench.contract.vocabulary import KCCS, STATES
 from icgbench.generator import mechanism as mech
 from icgbench.generator.family import Mechanism
 from icgbench.generator.population import Population
 from icgbench.generator.streams import Seed, stream
 from icgbench.generator.variants import Variant
-from icgbench.vocabulary import KCCS, STATES
 
 _S = {name: i for i, name in enumerate(STATES)}
 _K = {name: i for i, name in enumerate(KCCS)}

@@ -58,10 +58,10 @@ from functools import lru_cache
 
 import numpy as np
 
+from icgbench.contract.vocabulary import KCCS, OUTCOME_NODE, STATES, kcc_assay_column
 from icgbench.generator import mechanism as mech
 from icgbench.generator.streams import Seed, stream
 from icgbench.generator.variants import Variant
-from icgbench.vocabulary import KCCS, OUTCOME_NODE, STATES, kcc_assay_column
 
 #: Per group: the weight of a candidate when a state's driver is chosen, and the
 #: probability that a candidate not chosen is present anyway.

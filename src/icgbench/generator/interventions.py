@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from icgbench.contract.vocabulary import STATES
 from icgbench.generator.mechanism import PRIOR_SIGNS
-from icgbench.vocabulary import STATES
 
 INTERVENTIONS: dict[str, dict[str, float]] = {
     "do_DNA_repair_rescue": {"DNA_adducts": 0.55},

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from icgbench.vocabulary import ARCHETYPES, KCCS, OUTCOME_NODE, STATES, kcc_assay_column
+from icgbench.contract.vocabulary import ARCHETYPES, KCCS, OUTCOME_NODE, STATES, kcc_assay_column
 
 # --- exposures --------------------------------------------------------------------------
 

@@ -13,13 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from icgbench.generator import mechanism as mech
-from icgbench.generator.dynamics import RiskScale, Trajectories
-from icgbench.generator.population import Population
-from icgbench.generator.site import recalibrated
-from icgbench.generator.streams import Seed, stream
-from icgbench.generator.variants import Variant
-from icgbench.vocabulary import (
+from icgbench.contract.vocabulary import (
     EPIGENOMIC_MODULES,
     MODALITIES,
     SIGNATURES,
@@ -27,6 +21,12 @@ from icgbench.vocabulary import (
     STATES,
     TRANSCRIPTOMIC_MODULES,
 )
+from icgbench.generator import mechanism as mech
+from icgbench.generator.dynamics import RiskScale, Trajectories
+from icgbench.generator.population import Population
+from icgbench.generator.site import recalibrated
+from icgbench.generator.streams import Seed, stream
+from icgbench.generator.variants import Variant
 
 
 @dataclass(frozen=True)

@@ -10,11 +10,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from icgbench.contract.vocabulary import ARCHETYPES, HOST_TRAITS, KCCS, PROXIED_TRAITS, SPLIT_DOMAIN
 from icgbench.generator import mechanism as mech
 from icgbench.generator.site import recalibrated
 from icgbench.generator.streams import Seed, stream
 from icgbench.generator.variants import Variant
-from icgbench.vocabulary import ARCHETYPES, HOST_TRAITS, KCCS, PROXIED_TRAITS, SPLIT_DOMAIN
 
 
 @dataclass(frozen=True)

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from icgbench.contract.vocabulary import STATES
 from icgbench.generator import mechanism as mech
-from icgbench.vocabulary import STATES
 
 
 @dataclass(frozen=True)

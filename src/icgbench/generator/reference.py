@@ -37,6 +37,7 @@ from pathlib import Path
 
 import numpy as np
 
+from icgbench.contract.vocabulary import STATES
 from icgbench.generator.dynamics import (
     RiskScale,
     Trajectories,
@@ -50,7 +51,6 @@ from icgbench.generator.population import Population, sample_population
 from icgbench.generator.prior import PriorEquation, prior_signs, prior_weights
 from icgbench.generator.streams import Seed
 from icgbench.generator.variants import Variant
-from icgbench.vocabulary import STATES
 
 REFERENCE_SIZE = 4000
 REFERENCE_SEED = 0
@@ -317,7 +317,7 @@ def cohort_mechanism(variant: Variant, seed: Seed) -> Mechanism:
 def write_solved_roots(cohorts: list[tuple[Variant, int]]) -> Path:
     """Solve the given cohorts (variant, seed) at their variant's follow-up and rewrite the
     shipped file with exactly their roots."""
-    from icgbench.atomic import write_text
+    from icgbench.io.atomic import write_text
 
     roots = {k: v for variant, seed in cohorts for k, v in
              solve_roots(variant, cohort_mechanism(variant, seed), variant.months).items()}

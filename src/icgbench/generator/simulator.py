@@ -7,7 +7,23 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyarrow as pa
 
-from icgbench.arrow import array, strings, table
+from icgbench.contract.vocabulary import (
+    ARCHETYPES,
+    FRAILTY,
+    HOST_TRAITS,
+    KCCS,
+    MODALITIES,
+    PROXIED_TRAITS,
+    RISK_STATE,
+    SPLIT_DOMAIN,
+    SPLIT_ID_PREFIX,
+    SPLITS,
+    STATES,
+    feature_columns,
+    kcc_assay_column,
+    mixture_column,
+    proxy_column,
+)
 from icgbench.generator import mechanism as mech
 from icgbench.generator.blocks import BLOCK_SIZE, Block, add_in_order, split_blocks
 from icgbench.generator.dynamics import (
@@ -29,23 +45,7 @@ from icgbench.generator.prior import PriorEquation
 from icgbench.generator.reference import cohort_mechanism, dynamics_constants, prior_equation
 from icgbench.generator.streams import Seed, stream
 from icgbench.generator.variants import Variant, get_variant
-from icgbench.vocabulary import (
-    ARCHETYPES,
-    FRAILTY,
-    HOST_TRAITS,
-    KCCS,
-    MODALITIES,
-    PROXIED_TRAITS,
-    RISK_STATE,
-    SPLIT_DOMAIN,
-    SPLIT_ID_PREFIX,
-    SPLITS,
-    STATES,
-    feature_columns,
-    kcc_assay_column,
-    mixture_column,
-    proxy_column,
-)
+from icgbench.io.arrow import array, strings, table
 
 
 @dataclass(frozen=True)

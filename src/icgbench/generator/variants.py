@@ -13,7 +13,7 @@ import json
 from dataclasses import asdict, dataclass, fields
 from typing import Any, Literal
 
-from icgbench.vocabulary import STATES
+from icgbench.contract.vocabulary import STATES
 
 Coupling = Literal["linear", "nonlinear"]
 ArchetypeMode = Literal["discrete", "continuous_mixture"]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from icgbench.lazy import exports
+from icgbench._lazy import exports
 
 _EXPORTS = {
     "LeaderboardEntry": "entry",

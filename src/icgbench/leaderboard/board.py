@@ -19,10 +19,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from icgbench import failpoints
-from icgbench.atomic import write_bytes
-from icgbench.data import tier_descriptor
+from icgbench.api.tables import tier_descriptor
 from icgbench.errors import InvalidInputError, UsageError
+from icgbench.io import failpoints
+from icgbench.io.atomic import write_bytes
+from icgbench.io.untrusted import GZIP_MAGIC, lone_surrogate
 from icgbench.leaderboard.entry import (
     LeaderboardEntry,
     entry_from_report,
@@ -42,7 +43,6 @@ from icgbench.leaderboard.store import (
 )
 from icgbench.scorer import SubmissionInvalid, Validated, grade, validate
 from icgbench.scorer.parse import json_bytes, parse_json, read_file
-from icgbench.untrusted import GZIP_MAGIC, lone_surrogate
 
 log = logging.getLogger(__name__)
 

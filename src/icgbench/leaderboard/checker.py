@@ -55,7 +55,7 @@ def id_runs(ids: list[str]) -> list[list[Any]]:
 
 def _tier_facts(tier: str) -> dict[str, Any] | None:
     """One tier's version, seeds per variant and held-out ids (None: not in this release)."""
-    from icgbench.data import tier_descriptor
+    from icgbench.api.tables import tier_descriptor
     from icgbench.scorer.truth import public_truth
 
     cohorts: dict[str, dict[str, Any]] = {}

@@ -26,8 +26,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from icgbench import untrusted
 from icgbench.errors import InvalidInputError, UsageError
+from icgbench.io import untrusted
 from icgbench.leaderboard.entry import SUBMISSIONS
 from icgbench.leaderboard.store import (
     CSV_NAME,

@@ -28,8 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from icgbench import untrusted
 from icgbench.errors import InvalidInputError
+from icgbench.io import untrusted
 from icgbench.leaderboard.discrepancy import Discrepancy
 from icgbench.leaderboard.entry import SCHEMA_VERSION, SUBMISSIONS
 from icgbench.leaderboard.files import inside, path_problem

@@ -17,9 +17,9 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from icgbench import untrusted
-from icgbench.atomic import write_bytes, write_text
 from icgbench.errors import InvalidInputError
+from icgbench.io import untrusted
+from icgbench.io.atomic import write_bytes, write_text
 from icgbench.leaderboard.entry import SCHEMA_VERSION, LeaderboardEntry
 from icgbench.leaderboard.files import SEALED_BOARD, board_folder, inside, strays
 from icgbench.leaderboard.store import (

@@ -32,10 +32,11 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-from icgbench import untrusted
-from icgbench.atomic import ensure_writable_dir, write_bytes, write_text
+from icgbench.contract.vocabulary import CATEGORIES
 from icgbench.errors import InvalidInputError, UsageError, UserError
 from icgbench.generator import get_variant
+from icgbench.io import untrusted
+from icgbench.io.atomic import ensure_writable_dir, write_bytes, write_text
 from icgbench.leaderboard.board import floors_of, rank, rank_overall
 from icgbench.leaderboard.entry import SCHEMA_VERSION, LeaderboardEntry, headline_scores
 from icgbench.leaderboard.files import SEALED_BOARD, board_folder, inside
@@ -45,7 +46,6 @@ from icgbench.leaderboard.uncertainty import interval
 from icgbench.release.tiers import SEALED_NAME
 from icgbench.scorer.parse import DEFAULT_MAX_BYTES
 from icgbench.tasks import TASKS
-from icgbench.vocabulary import CATEGORIES
 
 FIGURE_ALT = {
     "scores_by_variant.png": "Task scores by variant and model",

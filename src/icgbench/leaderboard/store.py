@@ -32,9 +32,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from icgbench import failpoints, untrusted
-from icgbench.atomic import ensure_writable_dir, write_bytes, write_text
 from icgbench.errors import InvalidInputError, UsageError
+from icgbench.io import failpoints, untrusted
+from icgbench.io.atomic import ensure_writable_dir, write_bytes, write_text
 from icgbench.leaderboard.entry import SCHEMA_VERSION, LeaderboardEntry
 from icgbench.leaderboard.gitrepo import committed_files
 from icgbench.leaderboard.migrations import MIGRATIONS, migrate_leaderboard_entries

@@ -28,8 +28,9 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from icgbench import untrusted
 from icgbench.errors import InvalidInputError
+from icgbench.io import untrusted
+from icgbench.io.progress import track
 from icgbench.leaderboard.board import KnownK, calibration_k, known_k
 from icgbench.leaderboard.discrepancy import Discrepancy
 from icgbench.leaderboard.entry import (
@@ -50,7 +51,6 @@ from icgbench.leaderboard.store import (
     parse_board,
     read_json_file,
 )
-from icgbench.progress import track
 from icgbench.release.tiers import SEALED_NAME
 from icgbench.scorer import SubmissionInvalid, Validated, grade, validate
 from icgbench.scorer.parse import DEFAULT_MAX_BYTES

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from icgbench._lazy import module_names
 from icgbench.errors import UsageError
-from icgbench.lazy import module_names
 
 if TYPE_CHECKING:
     from icgbench.models.base import CohortData, ReferenceModel

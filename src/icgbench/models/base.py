@@ -16,10 +16,10 @@ import numpy as np
 import pandas as pd
 
 from icgbench import __version__
-from icgbench.data import default_seed, load_table, tier_descriptor
+from icgbench.api.tables import default_seed, load_table, tier_descriptor
+from icgbench.api.template import header
+from icgbench.contract.vocabulary import STATES
 from icgbench.generator.prior import PriorEquation
-from icgbench.template import header
-from icgbench.vocabulary import STATES
 
 DECIMALS = 6  # predictions are written to 6 decimals (smaller files, no loss that matters)
 

@@ -8,7 +8,7 @@ comparable R^2. Stage 2 maps predicted states to risk; it is trained on stage 1'
 out-of-sample predictions of the train subjects, so it sees states as noisy as the ones it
 will meet on test subjects.
 
-The model implements the adapter protocol (``icgbench.adapter``): ``predict_proba(X)``,
+The model implements the adapter protocol (``icgbench.api.adapter``): ``predict_proba(X)``,
 ``predict_bottleneck(X)``, and ``intervene(unit, scale)``, which multiplies a predicted
 state before stage 2; its submission is written by the same function as anybody's.
 """
@@ -21,11 +21,11 @@ import numpy as np
 import pandas as pd
 from sklearn.ensemble import RandomForestRegressor
 
+from icgbench.contract.vocabulary import STATES
 from icgbench.generator.interventions import scaled
 from icgbench.models.base import CohortData, ReferenceModel
 from icgbench.models.features import Imputer, feature_frame
 from icgbench.models.seeding import model_seed
-from icgbench.vocabulary import STATES
 
 TREES = 200
 
@@ -145,6 +145,6 @@ class BottleneckModel(ReferenceModel):
         return self.stage2.proba(self.intervened(z, self.units) if self.units else z)
 
     def predict(self, data: CohortData) -> dict[str, Any]:
-        from icgbench.adapter import predicted_blocks  # the adapter imports the models
+        from icgbench.api.adapter import predicted_blocks  # the adapter imports the models
 
         return predicted_blocks(self, data)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from icgbench.data import load_table
+from icgbench.api.tables import load_table
 from icgbench.models.base import CohortData, rounded
 from icgbench.models.oracle import Oracle
 

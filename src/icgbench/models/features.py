@@ -13,8 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from icgbench.contract.vocabulary import feature_columns
 from icgbench.models.base import CohortData
-from icgbench.vocabulary import feature_columns
 
 SUBJECT_PREFIXES = ("mix__", "kcc_assay__", "proxy__")
 

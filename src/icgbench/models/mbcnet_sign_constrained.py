@@ -15,9 +15,9 @@ import numpy as np
 from scipy.optimize import minimize
 from scipy.special import expit
 
+from icgbench.contract.vocabulary import STATES
 from icgbench.models.base import CohortData
 from icgbench.models.bottleneck import BottleneckModel, Stage2
-from icgbench.vocabulary import STATES
 
 C = 1.0
 SIGN_FLOOR = 1e-4

@@ -10,9 +10,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from icgbench.contract.vocabulary import OUTCOME_NODE, STATES
 from icgbench.generator.mechanism import graph_nodes
 from icgbench.models.base import CohortData
-from icgbench.vocabulary import OUTCOME_NODE, STATES
 
 
 def node_names() -> list[str]:

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from icgbench.data import load_table
+from icgbench.api.tables import load_table
+from icgbench.contract.vocabulary import STATES
 from icgbench.models.base import CohortData, ReferenceModel, rounded
-from icgbench.vocabulary import STATES
 
 
 class Oracle(ReferenceModel):

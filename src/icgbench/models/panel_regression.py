@@ -22,9 +22,9 @@ from typing import Any
 
 import numpy as np
 
+from icgbench.contract.vocabulary import KCCS, OUTCOME_NODE, STATES, kcc_assay_column
 from icgbench.generator.family import candidates
 from icgbench.models.base import CohortData, ReferenceModel, rounded
-from icgbench.vocabulary import KCCS, OUTCOME_NODE, STATES, kcc_assay_column
 
 #: The score of an outcome edge: above every partial correlation (at most 1).
 OUTCOME_SCORE = 2.0

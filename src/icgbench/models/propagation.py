@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from icgbench.vocabulary import STATES
+from icgbench.contract.vocabulary import STATES
 
 
 class StateMechanism:

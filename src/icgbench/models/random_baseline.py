@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from icgbench.contract.vocabulary import STATES
 from icgbench.generator import intervention_names
 from icgbench.models.base import CohortData, ReferenceModel, rounded
 from icgbench.models.node_values import node_names
 from icgbench.models.seeding import model_rng
-from icgbench.vocabulary import STATES
 
 
 class RandomModel(ReferenceModel):

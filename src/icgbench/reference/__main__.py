@@ -3,7 +3,7 @@ generated sections of docs/dgp.md and docs/scoring.md."""
 
 from pathlib import Path
 
-from icgbench.atomic import write_text
+from icgbench.io.atomic import write_text
 from icgbench.reference import cli, data_dictionary, generated, tasks
 
 for target, text in ((Path("docs/cli.md"), cli.cli_markdown()),

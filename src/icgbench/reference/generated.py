@@ -11,10 +11,10 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+from icgbench.contract.vocabulary import CATEGORIES
 from icgbench.generator import all_variants
 from icgbench.generator import family as fam
 from icgbench.tasks import TASKS
-from icgbench.vocabulary import CATEGORIES
 
 
 def _begin(name: str) -> str:

@@ -20,9 +20,9 @@ import os
 import tarfile
 from pathlib import Path, PurePosixPath
 
-from icgbench import untrusted
-from icgbench.atomic import check_output, owned_staging, write_bytes
 from icgbench.errors import InvalidInputError, UsageError
+from icgbench.io import untrusted
+from icgbench.io.atomic import check_output, owned_staging, write_bytes
 from icgbench.release import descriptor as descriptors
 from icgbench.release.descriptor import Descriptor
 

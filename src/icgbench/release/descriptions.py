@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from icgbench import untrusted
-from icgbench.atomic import write_text
+from icgbench.io import untrusted
+from icgbench.io.atomic import write_text
 from icgbench.release.croissant import croissant_text, data_prefix
 from icgbench.release.dataset_card import dataset_card
 from icgbench.release.descriptor import MAX_DESCRIPTOR_BYTES, Descriptor, load_descriptor

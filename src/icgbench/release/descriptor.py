@@ -16,8 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from icgbench import contract, untrusted
+from icgbench import contract
 from icgbench.errors import InvalidInputError, UsageError
+from icgbench.io import untrusted
 from icgbench.release.tiers import CREATED, Tier
 
 PROFILE = "https://datapackage.org/profiles/2.0/datapackage.json"

@@ -36,7 +36,7 @@ from urllib.parse import unquote, urlparse
 
 from icgbench import __version__
 from icgbench.errors import InvalidInputError, UsageError, UserError
-from icgbench.progress import progress_bar
+from icgbench.io.progress import progress_bar
 from icgbench.release import archive
 from icgbench.release.descriptor import Descriptor
 from icgbench.release.locate import HOME_ENV, data_home

@@ -22,7 +22,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from icgbench.arrow import strings, to_numpy, zero
+from icgbench.io import untrusted
+from icgbench.io.arrow import strings, to_numpy, zero
 
 ARROW_TYPES: dict[str, pa.DataType] = {
     "string": pa.string(),
@@ -174,9 +175,7 @@ def read_parquet_bytes(data: bytes) -> pa.Table:
 
 def read_parquet(path: Path, table_schema: dict[str, Any]) -> pa.Table:
     """Read a release Parquet file and check it has the schema's columns and types."""
-    from icgbench.release.files import regular_file
-
-    table = pq.read_table(regular_file(path))
+    table = pq.read_table(untrusted.existing_file(path, "release file"))
     return conform(table, table_schema, Path(path).name)
 
 
@@ -193,7 +192,6 @@ def read_csv_gz(path: Path, table_schema: dict[str, Any]) -> pa.Table:
         strings_can_be_null=False,
         quoted_strings_can_be_null=False,
     )
-    from icgbench.release.files import regular_file
-
-    table = pcsv.read_csv(regular_file(path), convert_options=options)
+    table = pcsv.read_csv(untrusted.existing_file(path, "release file"),
+                          convert_options=options)
     return conform(table, table_schema, Path(path).name)

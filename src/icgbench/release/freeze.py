@@ -20,11 +20,13 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from icgbench import contract, failpoints
-from icgbench.atomic import ensure_writable_dir, owned_staging, replaced_dir, write_text
+from icgbench import contract
+from icgbench.contract.vocabulary import SPLIT_ID_PREFIX, SPLITS
 from icgbench.errors import InvalidInputError, UsageError
 from icgbench.generator import get_variant, simulate, variant_names
-from icgbench.progress import track
+from icgbench.io import failpoints
+from icgbench.io.atomic import ensure_writable_dir, owned_staging, replaced_dir, write_text
+from icgbench.io.progress import track
 from icgbench.release import encode
 from icgbench.release.descriptions import write_tier_descriptions
 from icgbench.release.descriptor import (
@@ -38,7 +40,6 @@ from icgbench.release.descriptor import (
     resource_name,
 )
 from icgbench.release.tiers import DATA_VERSION, Tier
-from icgbench.vocabulary import SPLIT_ID_PREFIX, SPLITS
 
 log = logging.getLogger(__name__)
 

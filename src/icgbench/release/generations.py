@@ -17,8 +17,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from icgbench import contract
-from icgbench.atomic import ensure_writable_dir, write_bytes, write_text
 from icgbench.errors import InvalidInputError, UsageError
+from icgbench.io.atomic import ensure_writable_dir, write_bytes, write_text
 from icgbench.release import tiers
 from icgbench.release.descriptor import SEALED_FIELD, Descriptor, load_descriptor, read_json
 from icgbench.release.tiers import Tier
@@ -124,7 +124,7 @@ def retire(root: Path, key: bytes, today: dt.date, tier: Tier | None = None) -> 
     """Retire the current generation: publish ``key`` (which must be its key) and keep its
     descriptor, so that its entries can be re-graded by anyone from then on."""
     tier = tiers.SEALED if tier is None else tier
-    from icgbench.release.sealed import key_id
+    from icgbench.release.keys import key_id
 
     descriptor_path = Path(root) / tier.descriptor_path
     d = load_descriptor(descriptor_path)
@@ -164,7 +164,7 @@ def descriptor_of(root: Path, g: Generation, tier: Tier | None = None) -> Descri
 
 def published_key(g: Generation) -> bytes:
     """A retired generation's published key, checked against its recorded key id."""
-    from icgbench.release.sealed import key_id, parse_key
+    from icgbench.release.keys import key_id, parse_key
 
     key = parse_key(g.key or "")
     if key_id(key) != g.key_id:

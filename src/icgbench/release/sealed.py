@@ -32,8 +32,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import logging
-import os
-import secrets
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -42,59 +40,34 @@ import numpy as np
 import pyarrow as pa
 
 from icgbench import contract
-from icgbench.atomic import ensure_writable_dir, replaced_dir, write_text
 from icgbench.errors import InvalidInputError, UsageError
 from icgbench.generator import get_variant, simulate
 from icgbench.generator.streams import SecretSeed
-from icgbench.progress import track
+from icgbench.io.atomic import ensure_writable_dir, replaced_dir, write_text
+from icgbench.io.progress import track
 from icgbench.release import encode, tiers
 from icgbench.release.descriptions import write_tier_descriptions
 from icgbench.release.descriptor import (
     SEALED_FIELD,
-    SEALED_KEY_ENV,
     Descriptor,
     build_document,
     load_descriptor,
 )
 from icgbench.release.freeze import path_prefix, tier_cohorts, write_tables
+from icgbench.release.keys import (
+    KEY_BYTES,
+    KEY_ENV,
+    key_from_env,
+    key_id,
+    new_key,
+    parse_key,
+)
 from icgbench.release.tiers import Tier
 from icgbench.tasks.base import Truth
 
 log = logging.getLogger(__name__)
 
-KEY_ENV = SEALED_KEY_ENV
-KEY_BYTES = 32
-
-
-def new_key() -> str:
-    """A fresh key, as the 64 hex digits the environment variable takes."""
-    return secrets.token_hex(KEY_BYTES)
-
-
-def parse_key(text: str) -> bytes:
-    """The key in ``text`` (64 hex digits), or a UsageError that does not echo it."""
-    text = text.strip()
-    try:
-        key = bytes.fromhex(text)
-    except ValueError:
-        key = b""
-    if len(key) != KEY_BYTES:
-        raise UsageError(f"{KEY_ENV} must be {2 * KEY_BYTES} hex digits (a {8 * KEY_BYTES}-bit "
-                         f"key); it is {len(text)} characters that are not")
-    return key
-
-
-def key_from_env() -> bytes | None:
-    """The key in ``$ICGBENCH_SEALED_KEY``, or None when it is not set."""
-    text = os.environ.get(KEY_ENV)
-    return parse_key(text) if text else None
-
-
-def key_id(key: bytes) -> str:
-    """A public name for the key: recognises it, reveals nothing of it."""
-    return "hmac-sha256:" + hmac.new(key, b"icgbench sealed key id", hashlib.sha256
-                                     ).hexdigest()[:32]
-
+__all__ = ["KEY_BYTES", "KEY_ENV", "key_from_env", "key_id", "new_key", "parse_key"]
 
 #: The splits of held-out subjects that are halved, and the two halves.
 HALVED_SPLITS = ("test", "target_test")

@@ -14,10 +14,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from icgbench.atomic import write_text
 from icgbench.contract import dumps
-from icgbench.generator.interventions import intervention_names
-from icgbench.vocabulary import (
+from icgbench.contract.vocabulary import (
     ARCHETYPES,
     FRAILTY,
     HOST_TRAITS,
@@ -33,6 +31,8 @@ from icgbench.vocabulary import (
     mixture_column,
     proxy_column,
 )
+from icgbench.generator.interventions import intervention_names
+from icgbench.io.atomic import write_text
 
 Field = dict[str, Any]
 

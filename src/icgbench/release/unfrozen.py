@@ -12,11 +12,11 @@ from dataclasses import replace
 from pathlib import Path
 
 from icgbench import contract
-from icgbench.atomic import ensure_writable_dir, replaced_dir, write_text
 from icgbench.errors import UsageError
 from icgbench.generator import get_variant
 from icgbench.generator.memory import fits
 from icgbench.generator.simulator import split_sizes
+from icgbench.io.atomic import ensure_writable_dir, replaced_dir, write_text
 from icgbench.release.descriptor import build_document, load_descriptor
 from icgbench.release.freeze import CohortKey, encode_cohort
 from icgbench.release.tiers import UNFROZEN, UNFROZEN_NOTICE, Tier

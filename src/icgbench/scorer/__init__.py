@@ -10,7 +10,7 @@ vectorised fast path), truth loading pyarrow, metrics numpy and scikit-learn.
 
 from __future__ import annotations
 
-from icgbench.lazy import exports
+from icgbench._lazy import exports
 
 #: The public names, loaded on first use (PEP 562): importing the scorer package (as the
 #: CLI's ``--help`` does) costs nothing until a submission is read.

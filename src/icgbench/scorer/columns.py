@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from icgbench.arrow import strings
+from icgbench.io.arrow import strings
 
 
 class Columns:

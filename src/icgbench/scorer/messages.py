@@ -16,7 +16,7 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
-from icgbench.untrusted import CONSTANT_MESSAGE
+from icgbench.io.untrusted import CONSTANT_MESSAGE
 
 MESSAGES: dict[str, str] = {
     # reading the file

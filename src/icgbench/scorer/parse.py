@@ -5,7 +5,7 @@ files or decompressed contents over the size limit (64 MiB by default, counted a
 gzip that is not exactly one member, documents whose parsing would need more than 8 times
 the size limit in memory (counting each string at the width Python stores it), an object
 member whose string is over 65,536 characters, non-UTF-8 bytes, invalid JSON, NaN/Infinity
-literals and duplicate object keys (see :mod:`icgbench.untrusted`). Numbers too large for
+literals and duplicate object keys (see :mod:`icgbench.io.untrusted`). Numbers too large for
 a double are caught later, with their JSON path.
 """
 
@@ -14,8 +14,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from icgbench import untrusted
 from icgbench.errors import UsageError
+from icgbench.io import untrusted
 from icgbench.scorer.errors import SubmissionInvalid
 
 #: The largest submission read by default, as a file and again decompressed: a full-tier

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from icgbench import contract
-from icgbench.data import tier_descriptor
+from icgbench.api.tables import tier_descriptor
 from icgbench.errors import UsageError
 from icgbench.release.tiers import TIERS, UNFROZEN_NAME, UNFROZEN_NOTICE
 from icgbench.scorer import parse, semantic

@@ -21,7 +21,7 @@ import pyarrow.compute as pc
 from jsonschema import Draft7Validator
 from jsonschema.exceptions import ValidationError
 
-from icgbench.arrow import strings, to_numpy
+from icgbench.io.arrow import strings, to_numpy
 from icgbench.scorer.columns import Columns
 from icgbench.scorer.messages import (
     DEFAULT_MAX_ERRORS,

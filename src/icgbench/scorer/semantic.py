@@ -13,8 +13,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from icgbench.arrow import to_numpy
 from icgbench.generator.variants import get_variant
+from icgbench.io.arrow import to_numpy
+from icgbench.io.untrusted import lone_surrogate
 from icgbench.release.descriptor import Descriptor
 from icgbench.release.tiers import TIERS, UNFROZEN_NAME
 from icgbench.scorer.columns import Columns
@@ -28,7 +29,6 @@ from icgbench.scorer.messages import (
 )
 from icgbench.tasks.base import Truth
 from icgbench.tasks.blocks import BLOCK_SPLITS
-from icgbench.untrusted import lone_surrogate
 
 SHOW = 5  # ids named per problem
 

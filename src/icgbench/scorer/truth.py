@@ -10,12 +10,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from icgbench import contract
-from icgbench.arrow import strings, to_numpy
+from icgbench.contract.vocabulary import STATES
+from icgbench.io.arrow import strings, to_numpy
 from icgbench.release import encode
 from icgbench.release.descriptor import Descriptor
 from icgbench.release.files import checked_bytes
 from icgbench.tasks.base import Truth
-from icgbench.vocabulary import STATES
 
 #: Tables the scorer reads for every cohort.
 TRUTH_TABLES = ("test_outcomes", "test_states", "counterfactual_risks", "reachable_risks",

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import importlib
 
-from icgbench.lazy import module_names
+from icgbench._lazy import module_names
 from icgbench.tasks.base import Metric, Task, TaskResult, Truth
 
 

@@ -12,9 +12,9 @@ would skip.
 
 from __future__ import annotations
 
+from icgbench.contract.vocabulary import STATES
 from icgbench.tasks import metrics as m
 from icgbench.tasks.base import Blocks, Metric, Normalized, Task, TaskResult, Truth
-from icgbench.vocabulary import STATES
 
 METRICS = (
     *(Metric(f"r2__{s}", True, f"R^2 of the predicted end-of-follow-up {s}; only for "

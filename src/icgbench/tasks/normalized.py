@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import math
 
+from icgbench.contract.vocabulary import CATEGORIES
 from icgbench.tasks.base import Task, TaskResult, Truth
-from icgbench.vocabulary import CATEGORIES
 
 OVERALL_NOTE = ("overall = mean over the categories (risk, latent, intervention, transfer, "
                 "structure) of the normalized score clip((s - chance) / (ceiling - chance), "

@@ -8,7 +8,7 @@ wrapped in a few lines for instance, becomes a complete, valid submission here:
     >>> from sklearn.linear_model import LogisticRegression
     >>> from sklearn.pipeline import make_pipeline
     >>> from sklearn.impute import SimpleImputer
-    >>> from icgbench.adapter import features, write_submission
+    >>> from icgbench.api.adapter import features, write_submission
     >>> from icgbench.models import CohortData
     >>> cohort = CohortData.load("linear_lowhet")
     >>> pipe = make_pipeline(SimpleImputer(), LogisticRegression(max_iter=1000))
@@ -36,12 +36,12 @@ import numpy as np
 import pandas as pd
 
 from icgbench import __version__
-from icgbench.atomic import write_bytes
+from icgbench.api.template import header
+from icgbench.contract.vocabulary import STATES
 from icgbench.errors import UsageError
+from icgbench.io.atomic import write_bytes
 from icgbench.models.base import CohortData, rounded
 from icgbench.models.features import feature_frame
-from icgbench.template import header
-from icgbench.vocabulary import STATES
 
 __all__ = ["SupportsBottleneck", "SupportsProba", "features", "predicted_blocks",
            "submission", "write_submission"]
@@ -59,7 +59,7 @@ class SupportsBottleneck(SupportsProba, Protocol):
     """A mechanism-bottleneck model (MB-CNet-shaped).
 
     ``predict_bottleneck(X)`` gives the end-of-follow-up value of each state (a DataFrame
-    with one column per state name, or an (n, 9) array in ``icgbench.vocabulary.STATES``
+    with one column per state name, or an (n, 9) array in ``icgbench.contract.vocabulary.STATES``
     order). ``intervene(unit, scale)`` multiplies state ``unit`` by ``scale`` in every later
     ``predict_proba`` until ``clear_interventions()``.
     """

@@ -13,8 +13,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from icgbench import json_schemas
-from icgbench.contract import package_schema_dir, sync_package_copy
+from icgbench.contract import json_schemas, package_schema_dir, sync_package_copy
 from icgbench.leaderboard.checker import R_CHECKER, R_CHECKER_FILES, facts_json, static_facts
 from icgbench.release import table_schemas
 

@@ -6,8 +6,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from icgbench.atomic import ensure_writable_dir
 from icgbench.errors import UsageError
+from icgbench.io.atomic import ensure_writable_dir
 
 
 def writable_or_temp(requested: Path | None, default: Path) -> Path:

@@ -25,8 +25,8 @@ from typing import Any
 
 import numpy as np
 
+from icgbench.contract.vocabulary import MODALITIES, SPLITS
 from icgbench.generator.blocks import BLOCK_SIZE, Block, add_in_order, split_blocks
-from icgbench.vocabulary import MODALITIES, SPLITS
 
 log = logging.getLogger(__name__)
 

@@ -13,10 +13,10 @@ from typing import Any
 import pyarrow.compute as pc
 
 from icgbench import contract
-from icgbench.data import default_seed, load_arrow, tier_descriptor
+from icgbench.api.tables import default_seed, load_arrow, tier_descriptor
+from icgbench.contract.vocabulary import STATES
 from icgbench.generator import get_variant, intervention_names
 from icgbench.generator.mechanism import graph_nodes
-from icgbench.vocabulary import STATES
 
 
 def header(variant: str, seed: int, tier: str, data_version: str,

@@ -1,6 +1,6 @@
 """Python access to the frozen release: list what is there, load a table.
 
-    >>> from icgbench.data import load_table
+    >>> from icgbench.api.tables import load_table
     >>> subjects = load_table("linear_lowhet", "subjects")          # public, small tier
     >>> truth = load_table("linear_lowhet", "test_outcomes", role="truth")
 

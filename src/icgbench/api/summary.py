@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pyarrow.compute as pc
 
+from icgbench.contract.vocabulary import MODALITIES
 from icgbench.generator import Cohort
-from icgbench.vocabulary import MODALITIES
 
 
 def cohort_stats(cohort: Cohort) -> dict[str, float | int]:

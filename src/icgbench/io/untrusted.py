@@ -63,6 +63,19 @@ def shown(text: str, limit: int = SHOWN_CHARS) -> str:
     return f"{text[:limit]}... ({len(text) - limit} more characters)"
 
 
+def existing_file(path: Path, what: str = "file") -> Path:
+    """``path`` when it is a regular file, for readers that take a path (pyarrow, pandas);
+    a UsageError naming it when it is missing, an InvalidInputError when it is not a file."""
+    from icgbench.errors import InvalidInputError, UsageError
+
+    try:
+        return regular_file(path)
+    except FileNotFoundError:
+        raise UsageError(f"missing {what} {path}") from None
+    except InputProblem as problem:
+        raise InvalidInputError(f"{what}: {problem}") from None
+
+
 def kind_of(mode: int) -> str:
     """What a file of ``mode`` is, in words ("a FIFO (named pipe)", "a folder", ...)."""
     for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (named pipe)"),

@@ -22,9 +22,9 @@ import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from icgbench import failpoints
 from icgbench.errors import UsageError
-from icgbench.untrusted import kind_of
+from icgbench.io import failpoints
+from icgbench.io.untrusted import kind_of
 
 OWNER = ".owner"
 STAGING_SUFFIX = ".staging"

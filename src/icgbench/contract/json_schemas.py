@@ -10,14 +10,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from icgbench.atomic import write_text
 from icgbench.contract import dumps
+from icgbench.contract.vocabulary import CATEGORIES, STATES
 from icgbench.generator.interventions import intervention_names
 from icgbench.generator.mechanism import graph_nodes
 from icgbench.generator.variants import variant_names
+from icgbench.io.atomic import write_text
 from icgbench.release.tiers import SEALED_NAME, UNFROZEN_NAME
 from icgbench.release.tiers import TIERS as FROZEN_TIERS
-from icgbench.vocabulary import CATEGORIES, STATES
 
 DRAFT7 = "http://json-schema.org/draft-07/schema#"
 SUBMISSION_VERSION = "1.0"
