@@ -39,15 +39,26 @@ def test_table_schema_files_are_generated_from_the_vocabulary():
     assert contract.table_names() == tuple(schema_documents())
 
 
-def test_package_ships_identical_copies_of_the_schemas():
+def test_the_wheel_carries_the_one_copy_of_the_schemas(tmp_path):
+    """The schemas live once, in schemas/; the wheel's build copies them into the package,
+    byte for byte, and a source checkout reads them where they are."""
+    import subprocess
+    import sys
+    import zipfile
+
+    assert contract.package_schema_dir() == ROOT / "schemas"
+    assert not (ROOT / "src" / "icgbench" / "schemas").exists()  # no second copy to drift
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
+                    "-q", "-w", str(tmp_path), str(ROOT)], check=True, capture_output=True,
+                   timeout=300)
+    (wheel,) = tmp_path.glob("icgbench-*.whl")
     top = ROOT / "schemas"
-    package = contract.package_schema_dir()
-    top_files = sorted(p.relative_to(top) for p in top.rglob("*") if p.is_file())
-    package_files = sorted(p.relative_to(package) for p in package.rglob("*")
-                           if p.is_file() and p.suffix != ".py" and "__pycache__" not in p.parts)
-    assert top_files == package_files
-    for rel in top_files:
-        assert (top / rel).read_bytes() == (package / rel).read_bytes(), rel
+    expected = {p.relative_to(top).as_posix(): p.read_bytes() for p in top.rglob("*")
+                if p.is_file()}
+    with zipfile.ZipFile(wheel) as archive:
+        shipped = {name.removeprefix("icgbench/schemas/"): archive.read(name)
+                   for name in archive.namelist() if name.startswith("icgbench/schemas/")}
+    assert shipped == expected
 
 
 @pytest.mark.parametrize("variant", variant_names())

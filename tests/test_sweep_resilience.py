@@ -239,8 +239,11 @@ def test_a_worker_that_dies_mid_sweep_fails_its_cells_and_the_sweep_goes_on(
     assert ("correlation", COHORTS[0]) in failed  # the dead worker's cell
     assert failed <= {(m, COHORTS[0]) for m in ("random", "correlation")}  # its batch only
     per_seed = pd.read_csv(out / "per_seed.csv")
-    assert set(per_seed.cohort) == {COHORTS[1]}  # the next batch ran on fresh workers
-    assert len(per_seed) == 2
+    done = set(zip(per_seed.model, per_seed.cohort, strict=True))
+    assert {(m, COHORTS[1]) for m in ("random", "correlation")} <= done  # on fresh workers
+    # random's cell of the dead batch fails with it unless it finished first (a busy
+    # machine decides which): either way every cell is accounted for exactly once
+    assert not done & failed and len(done) + len(failed) == 4 == len(per_seed) + len(failures)
     assert f"{len(failures)} of 4 cells failed" in captured.err
 
     assert main(argv) == 0  # the rerun retries the failed cells only

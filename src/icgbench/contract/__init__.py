@@ -1,27 +1,38 @@
-"""The public contract (JSON Schemas and Table Schemas), read from the package's copies.
+"""The public contract (JSON Schemas and Table Schemas), read from one place.
 
-The top-level ``schemas/`` folder is what non-Python users read; the package ships an
-identical copy (a test compares them byte for byte) so an installed ``icgbench`` never
-needs the repository. ``make schemas`` regenerates the table schemas and syncs the copy.
+The schemas live once, in the repository's top-level ``schemas/`` folder (what non-Python
+users read). A wheel carries them as ``icgbench/schemas/`` (``[tool.hatch.build]``'s
+``force-include`` copies the folder at build time; a test builds one and compares every
+file); a source checkout (an editable install) reads the top-level folder itself.
+``make schemas`` regenerates the generated ones.
 """
 
 from __future__ import annotations
 
 import functools
 import json
-import shutil
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
-SCHEMA_PACKAGE = "icgbench.schemas"
+#: A file every copy of the contract holds, to tell a schema folder from an empty one.
+_MARKER = "submission.schema.json"
+
+
+@functools.cache
+def package_schema_dir() -> Path:
+    """The folder the contract is read from: the wheel's ``icgbench/schemas``, else (a
+    source checkout) the repository's ``schemas/``."""
+    package = Path(__file__).resolve().parent.parent
+    for folder in (package / "schemas", package.parents[1] / "schemas"):
+        if (folder / _MARKER).is_file():
+            return folder
+    raise RuntimeError(f"the contract's schemas are missing: neither {package / 'schemas'} "
+                       f"(an installed wheel) nor {package.parents[1] / 'schemas'} (a source "
+                       "checkout) holds them; reinstall icgbench")
 
 
 def _read_json(*parts: str) -> Any:
-    node = resources.files(SCHEMA_PACKAGE)
-    for part in parts:
-        node = node / part
-    return json.loads(node.read_text(encoding="utf-8"))
+    return json.loads(package_schema_dir().joinpath(*parts).read_text(encoding="utf-8"))
 
 
 @functools.cache
@@ -52,23 +63,3 @@ def dumps(document: Any) -> str:
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
 
-def package_schema_dir() -> Path:
-    """Filesystem path of the package's schema copy (editable or installed)."""
-    return Path(str(resources.files(SCHEMA_PACKAGE)))
-
-
-def sync_package_copy(top_level: Path) -> None:
-    """Replace the package's schema copy with the top-level ``schemas/`` folder."""
-    target = package_schema_dir()
-    for item in target.iterdir():
-        if item.name == "__init__.py":
-            continue
-        if item.is_dir():
-            shutil.rmtree(item)
-        else:
-            item.unlink()
-    for item in sorted(top_level.rglob("*")):
-        if item.is_file():
-            dest = target / item.relative_to(top_level)
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(item, dest)
