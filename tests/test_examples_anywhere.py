@@ -84,7 +84,8 @@ def test_an_r_example_finds_the_release_the_environment_names(tmp_path):
 def test_an_r_example_with_no_release_anywhere_says_where_it_looked(script, tmp_path):
     copy = tmp_path / "copy"  # the script outside any repository, run from another folder
     (copy / "examples" / "r").mkdir(parents=True)
-    shutil.copy(ROOT / "examples" / "r" / script, copy / "examples" / "r" / script)
+    for name in (script, "find_release.R"):  # the example and the helper it sources
+        shutil.copy(ROOT / "examples" / "r" / name, copy / "examples" / "r" / name)
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     run = _rscript(copy / "examples" / "r" / script, cwd=elsewhere)
