@@ -55,6 +55,24 @@ def rscript() -> str:
     return path
 
 
+def test_the_r_package_copies_its_contract_from_the_one_source(rscript, library):
+    """R CMD INSTALL runs r/configure, which copies the schemas, the checker's code and its
+    facts from where they live (schemas/, the Python package's templates): the installed
+    package holds them byte for byte."""
+    installed = library / "icgbench"
+    pairs = [(ROOT / "schemas" / p.name, installed / "schemas" / p.name)
+             for p in (ROOT / "schemas").glob("*.schema.json")]
+    pairs += [(ROOT / "schemas" / "checker" / "facts.json", installed / "checker" / "facts.json")]
+    pairs += [(ROOT / "src/icgbench/leaderboard/templates" / name, installed / "checker" / name)
+              for name in ("submission_schema.js", "checker_core.js")]
+    assert len(pairs) == 6
+    for source, shipped in pairs:
+        assert shipped.read_bytes() == source.read_bytes(), shipped
+    tracked = subprocess.run(["git", "ls-files", "r/inst/schemas", "r/inst/checker"], cwd=ROOT,
+                             capture_output=True, text=True, check=True).stdout
+    assert tracked == ""  # no committed copy to drift
+
+
 @pytest.fixture(scope="module")
 def library(rscript, tmp_path_factory) -> Path:
     """A temporary R library holding the package, installed from r/ (not byte-compiled and
@@ -379,6 +397,8 @@ def test_roxygen_namespace_and_man_are_up_to_date(rscript, tmp_path):
 @pytest.mark.slow
 def test_r_cmd_check_passes_without_errors_or_warnings(rscript, tmp_path):
     r = str(Path(rscript).with_name("R"))
+    staged = _run(["sh", "configure"], cwd=PACKAGE)  # the copies R CMD build must ship
+    assert staged.returncode == 0, staged.stderr
     build = _run([r, "CMD", "build", "--no-manual", str(PACKAGE)], cwd=tmp_path)
     assert build.returncode == 0, build.stdout + build.stderr
     (tarball,) = tmp_path.glob("icgbench_*.tar.gz")

@@ -102,11 +102,9 @@ def static_facts() -> dict[str, Any]:
     }
 
 
-#: Where the R package keeps its copy of the checker (``make schemas`` writes it).
-R_CHECKER = ("r", "inst", "checker")
-#: The checker's files, as the R package ships them: (name in R_CHECKER, source template).
-R_CHECKER_FILES = (("submission_schema.js", "submission_schema.js"),
-                   ("checker_core.js", "checker_core.js"))
+#: The checker's static facts, published with the schemas (``make schemas`` writes them;
+#: the R package's ``configure`` copies them with the schemas and the checker's code).
+FACTS_FILE = ("schemas", "checker", "facts.json")
 
 
 def facts_json(facts: dict[str, Any]) -> str:
