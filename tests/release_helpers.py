@@ -9,6 +9,7 @@ import shutil
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from conftest import built_once
 from icgbench.release import freeze
@@ -57,8 +58,15 @@ def served(folder: Path, failures: int = 0, requests: list[str] | None = None
     handler = type("Handler", (_QuietHandler,), {"failures": [failures],
                                                  "requests": [] if requests is None
                                                  else requests})
-    httpd = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(handler, directory=str(folder)))
+    with serve(functools.partial(handler, directory=str(folder))) as url:
+        yield url
+
+
+@contextlib.contextmanager
+def serve(handler: Any) -> Iterator[str]:
+    """An HTTP server on 127.0.0.1 (a free port) with ``handler``, in a thread; yields its
+    base URL and shuts it down after."""
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.02},
                      daemon=True).start()
     try:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import http.server
 import json
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,7 +21,7 @@ from icgbench.cli import main
 from icgbench.release import archive, download
 from icgbench.release.descriptor import Descriptor, load_descriptor
 from icgbench.release.verify import verify
-from release_helpers import mini_release
+from release_helpers import mini_release, serve
 
 
 class _Routes(http.server.BaseHTTPRequestHandler):
@@ -46,15 +45,8 @@ class _Routes(http.server.BaseHTTPRequestHandler):
 @contextlib.contextmanager
 def serving(routes: dict[str, tuple[int, bytes]], hits: list[str]) -> Iterator[str]:
     """An HTTP server on 127.0.0.1 (a free port) answering ``routes``; yields its base URL."""
-    handler = type("Routes", (_Routes,), {"routes": routes, "hits": hits})
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.02},
-                     daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
+    with serve(type("Routes", (_Routes,), {"routes": routes, "hits": hits})) as url:
+        yield url
 
 
 @pytest.fixture()

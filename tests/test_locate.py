@@ -7,14 +7,11 @@ and the current folder outside the repository.
 
 from __future__ import annotations
 
-import functools
-import http.server
 import os
 import re
 import shutil
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,6 +20,7 @@ import pytest
 from icgbench.errors import UsageError
 from icgbench.release import archive, download
 from icgbench.release.locate import release_root
+from release_helpers import served
 
 ROOT = Path(__file__).resolve().parents[1]
 SUBMISSION = ROOT / "leaderboard/submissions/mbcnet_v0_1/0.4.0/linear_lowhet__seed4.json.gz"
@@ -104,20 +102,8 @@ def small_archive_url(tmp_path) -> Iterator[str]:
     www = tmp_path / "www"
     www.mkdir()
     archive.pack(tier_descriptor("small", ROOT), www / "small.tar.gz")
-    handler = functools.partial(_Quiet, directory=str(www))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.02},
-                     daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}/small.tar.gz"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-
-
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
+    with served(www) as url:
+        yield f"{url}/small.tar.gz"
 
 
 def test_data_download_caches_in_an_empty_home(empty_home, small_archive_url, tmp_path):
