@@ -8,7 +8,8 @@
 
   function Invalid(stage, errors) { this.stage = stage; this.errors = errors; }
 
-  async function gunzip(bytes) {
+  // The bytes of `bytes` inflated, or {failed: the reader's error}.
+  async function inflate(bytes) {
     var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
     var reader = stream.getReader(), chunks = [], size = 0;
     try {
@@ -25,15 +26,32 @@
       }
     } catch (err) {
       if (err instanceof Invalid) throw err;
-      var text = String(err && err.message || err);
-      throw new Invalid("parse", [/junk/i.test(text)
-        ? "/: bytes after the end of the gzip stream (a second member or trailing data); " +
-          "write one gzip member and nothing else"
-        : /truncat/i.test(text) ? "/: truncated gzip data" : "/: not valid gzip data (" + text + ")"]);
+      return { failed: String(err && err.message || err) };
     }
     var out = new Uint8Array(size), at = 0;
     chunks.forEach(function (c) { out.set(c, at); at += c.length; });
-    return out;
+    return { out: out };
+  }
+
+  // The most trailing bytes counted exactly (each count costs one more inflation).
+  var COUNTED_TAIL = 64;
+
+  async function gunzip(bytes) {
+    var first = await inflate(bytes);
+    if (first.out) return first.out;
+    if (/truncat|unexpected end/i.test(first.failed)) {
+      throw new Invalid("parse", ["/: truncated gzip data"]);
+    }
+    // The browser's reader does not say where the member ended: the shortest cut of the
+    // tail that inflates cleanly is what follows it (as the scorer counts it).
+    for (var k = 1; k <= COUNTED_TAIL && k < bytes.length; k++) {
+      var cut = await inflate(bytes.subarray(0, bytes.length - k));
+      if (cut.out) {
+        throw new Invalid("parse", ["/: " + k + " byte(s) after the end of the gzip stream " +
+          "(a second member or trailing data); write one gzip member and nothing else"]);
+      }
+    }
+    throw new Invalid("parse", ["/: not valid gzip data (" + first.failed + ")"]);
   }
 
   async function check(name, bytes) {
