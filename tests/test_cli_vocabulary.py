@@ -105,3 +105,21 @@ def test_bench_run_names_the_model_with_model_and_keeps_the_seeds_variant(capsys
 def test_the_board_folder_as_an_argument_is_deprecated(tmp_path, capsys):
     assert main(["leaderboard", "verify", str(tmp_path / "none")]) == 2
     assert "use --dir" in capsys.readouterr().err
+
+
+def test_leaderboard_show_json_holds_the_table_show_prints(capsys):
+    argv = ["leaderboard", "show", "--dir", str(ROOT / "leaderboard"), "--variant",
+            "linear_lowhet", "--task", "risk_prediction"]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert main([*argv, "--json"]) == 0
+    import json
+
+    doc = json.loads(capsys.readouterr().out)  # only JSON on stdout
+    (table,) = doc["tables"]
+    assert table["title"] == "linear_lowhet / risk_prediction: auroc" in text
+    ranked = [r for r in table["rows"] if r["place"] is not None]
+    assert [r["place"] for r in ranked] == list(range(1, len(ranked) + 1))
+    leader = ranked[0]
+    assert f"1. {leader['model']}" in text and f"{leader['mean']:.4f}" in text
+    assert all(r["reference"] for r in table["rows"] if r["place"] is None)

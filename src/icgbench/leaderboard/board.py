@@ -133,8 +133,7 @@ def add(source: Path, folder: Path, notes: str = "", submitted_at: str | None = 
             raise InvalidInputError(
                 f"{folder} is a {board.tier}-tier board (the public board takes full-tier "
                 f"entries only); {source} is a {doc['tier']}-tier submission")
-        if not board.committed:
-            check_csv(folder, board.entries)
+        csv_same = board.committed or check_csv(folder, board.entries) == "same"
         names = Names((e.model_name, e.package_version) for e in board.entries)
         clash = names.problem(doc["model"]["name"], doc["model"]["version"])
         if clash is not None:
@@ -152,7 +151,7 @@ def add(source: Path, folder: Path, notes: str = "", submitted_at: str | None = 
         log.info("graded %s; storing it at %s", entry.label, target)
         write_bytes(target, stored)  # an unreferenced file here is a killed add's: replaced
         failpoints.reached("board.submission_stored")
-        write_appended(folder, board, entry)
+        write_appended(folder, board, entry, csv_same)
     return entry
 
 

@@ -321,12 +321,15 @@ def csv_state(folder: Path, entries: list[LeaderboardEntry],
     return "different"
 
 
-def check_csv(folder: Path, entries: list[LeaderboardEntry]) -> None:
-    """Fail closed when leaderboard.csv's rows are not the JSON's (lagging behind is fine)."""
-    if csv_state(folder, entries) == "different":
+def check_csv(folder: Path, entries: list[LeaderboardEntry]) -> str:
+    """Fail closed when leaderboard.csv's rows are not the JSON's (lagging behind is fine);
+    else its state (``same`` or ``behind``)."""
+    state = csv_state(folder, entries)
+    if state == "different":
         raise InvalidInputError(f"{Path(folder) / CSV_NAME} differs from {JSON_NAME} in earlier "
                                 "rows (edited by hand?); refusing to write (restore it from "
                                 "version control)")
+    return state
 
 
 def require_current(folder: Path, board: Board) -> None:
@@ -348,13 +351,14 @@ def write_board(folder: Path, tier: str, entries: list[LeaderboardEntry]) -> Non
 JSON_END = "\n ]\n}\n"
 
 
-def write_appended(folder: Path, board: Board, entry: LeaderboardEntry) -> None:
+def write_appended(folder: Path, board: Board, entry: LeaderboardEntry, csv_same: bool
+                   ) -> None:
     """Write ``board`` with ``entry`` appended. Hold the lock.
 
     The files are written whole (atomically) but not rendered whole: the new row is spliced
     before the document's end, and the CSV row appended, where the files allow it (the JSON
-    ends as ``json_text`` ends it; the CSV is the JSON's rendering, checked or committed).
-    Otherwise both are rendered from the entries, as :func:`write_board` does.
+    ends as ``json_text`` ends it; ``csv_same``: the CSV is the JSON's rendering, checked or
+    committed). Otherwise both are rendered from the entries, as :func:`write_board` does.
     """
     folder = Path(folder)
     text = board.source.decode("utf-8") if board.source else ""
@@ -363,8 +367,7 @@ def write_appended(folder: Path, board: Board, entry: LeaderboardEntry) -> None:
     csv_now = read_csv_bytes(folder)
     last = csv_rows(board.entries[-1:]).encode("utf-8")
     if not (board.entries and text.startswith(opening) and text.endswith(JSON_END)
-            and csv_now is not None and csv_now.endswith(last)
-            and (board.committed or csv_state(folder, board.entries) == "same")):
+            and csv_now is not None and csv_now.endswith(last) and csv_same):
         write_board(folder, board.tier, [*board.entries, entry])
         return
     row = single[len(opening):-len(JSON_END)]
@@ -388,7 +391,7 @@ def append_entry(entry: LeaderboardEntry, folder: Path,
         if entry.tier != board.tier:
             raise InvalidInputError(f"{folder} is a {board.tier}-tier board; {entry.label} is "
                                     f"a {entry.tier}-tier entry")
-        check_csv(folder, board.entries)
+        csv_same = check_csv(folder, board.entries) == "same"
         if any(e.key == entry.key for e in board.entries):
             raise InvalidInputError(f"the board already has {entry.label}")
-        write_appended(folder, board, entry)
+        write_appended(folder, board, entry, csv_same)

@@ -14,7 +14,6 @@ import hashlib
 import logging
 import re
 import zlib
-from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
@@ -62,12 +61,6 @@ def read_resource(d: Descriptor, r: Resource) -> bytes:
                                          f"expected {r.bytes} bytes, {r.hash}", "size"
                                          ) from None
         raise
-
-
-def regular_file(path: Path, what: str = "release file") -> Path:
-    """``path`` when it is a regular file, for readers that take a path (pyarrow, pandas);
-    a UsageError naming it when it is missing, an InvalidInputError when it is not a file."""
-    return untrusted.existing_file(path, what)
 
 
 #: A tampered file is decoded only up to this many bytes per byte its descriptor gives it

@@ -42,9 +42,10 @@
     if (/truncat|unexpected end/i.test(first.failed)) {
       throw new Invalid("parse", ["/: truncated gzip data"]);
     }
-    // The browser's reader does not say where the member ended: the shortest cut of the
-    // tail that inflates cleanly is what follows it (as the scorer counts it).
-    for (var k = 1; k <= COUNTED_TAIL && k < bytes.length; k++) {
+    // The browser's reader says only that bytes follow the member, not where it ended: the
+    // shortest cut of the tail that inflates cleanly is what follows it (as the scorer
+    // counts it). Corrupt data is not searched.
+    for (var k = 1; /junk/i.test(first.failed) && k <= COUNTED_TAIL && k < bytes.length; k++) {
       var cut = await inflate(bytes.subarray(0, bytes.length - k));
       if (cut.out) {
         throw new Invalid("parse", ["/: " + k + " byte(s) after the end of the gzip stream " +
