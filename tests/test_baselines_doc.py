@@ -1,5 +1,5 @@
-"""Rankings across cohorts and tiers on the baselines page, from a constructed sweep of
-normalized scores (what score reports carry)."""
+"""Rankings across cohorts and tiers on the baselines page, from a constructed sweep whose
+rows carry each normalized metric's score, floor and ceiling (what score reports carry)."""
 
 from __future__ import annotations
 
@@ -12,14 +12,21 @@ import pytest
 from icgbench.bench.baselines_doc import markdown
 from icgbench.bench.normalize import rankings
 from icgbench.bench.sweep import TIMINGS, summarize
-from icgbench.contract.vocabulary import CATEGORIES
+from icgbench.tasks.normalized import higher_is_better, parts_of_categories
 
 
 def _scores(**categories: float) -> dict[str, float]:
-    """A report's normalized scores as a sweep row holds them; a category left out was not
-    attempted, and overall counts it 0."""
-    row = {f"summary.normalized_{c}": v for c, v in categories.items()}
-    row["summary.overall"] = sum(categories.values()) / len(CATEGORIES)
+    """A sweep row whose every normalized metric of a category scores ``value`` between a
+    floor 0 and a ceiling 1 (turned around for a lower-is-better metric), so that the
+    category's normalized score is ``value``; a category left out was not attempted."""
+    row: dict[str, float] = {}
+    for category, value in categories.items():
+        for task, metric in parts_of_categories()[category]:
+            higher = higher_is_better((task, metric))
+            column = f"{task}.{metric}"
+            row[column] = value if higher else 1.0 - value
+            row[column + "__floor"] = 0.0 if higher else 1.0
+            row[column + "__ceiling"] = 1.0 if higher else 0.0
     return row
 
 
@@ -38,17 +45,17 @@ MODELS = [
 
 
 @pytest.fixture
-def summary() -> pd.DataFrame:
+def per_seed() -> pd.DataFrame:
     rows = []
     for model, oracle, on_x, on_y in MODELS:
         for cohort, scores in (("x", on_x), ("y", on_y or on_x)):
             rows.append({"model": model, "cohort": cohort, "seed": 0, "tier": "small",
                          "oracle": oracle, **scores, **dict.fromkeys(TIMINGS, 1.0)})
-    return summarize(pd.DataFrame(rows))
+    return pd.DataFrame(rows)
 
 
-def test_rankings_average_over_cohorts_share_tied_ranks_and_skip_unattempted(summary):
-    table = rankings(summary)
+def test_rankings_average_over_cohorts_share_tied_ranks_and_skip_unattempted(per_seed):
+    table = rankings(per_seed)
     assert list(table.index) == ["c", "b", "a", "random", "oracle"]
     assert table.loc["c", "transfer"] == pytest.approx(0.75)  # (1 + 0.5) / 2
     assert list(table.loc[["c", "a", "b", "random"], "risk_rank"]) == [1, 2, 2, 4]
@@ -63,8 +70,9 @@ def test_rankings_average_over_cohorts_share_tied_ranks_and_skip_unattempted(sum
     assert pd.isna(table.loc["oracle", "overall_rank"])
 
 
-def test_baselines_page_shows_the_ranking_table(summary, tmp_path):
-    summary.to_csv(tmp_path / "summary.csv", index=False)
+def test_baselines_page_shows_the_ranking_table(per_seed, tmp_path):
+    per_seed.to_csv(tmp_path / "per_seed.csv", index=False)
+    summarize(per_seed).to_csv(tmp_path / "summary.csv", index=False)
     (tmp_path / "sweep.json").write_text(json.dumps(
         {"cells": 12, "failed": 2, "tiers": ["small"], "icgbench_version": "test",
          "calibrate_by": "shd"}))
@@ -100,9 +108,8 @@ def test_the_page_counts_the_adjacent_ranks_that_are_real():
                          ("oracle", 1.0)):
         for seed, e in enumerate(noise):
             jitter = e if model != "c" else -e
-            rows.append({"model": model, "cohort": "x", "seed": seed,
-                         "summary.overall": level + jitter,
-                         "risk_prediction.auroc": level + jitter})
+            rows.append({"model": model, "cohort": "x", "seed": seed, "oracle": False,
+                         **_scores(risk=level + jitter)})
     table, separable, pairs = separability_table(pd.DataFrame(rows), {"oracle"})
     assert (separable, pairs) == (2, 4)  # a > b in both rankings; b vs c in neither
-    assert table[2].startswith("| `x` | 1 of 2 | 1 of 2 | - |")
+    assert table[2].startswith("| `x` | 1 of 2 | 1 of 2 | - |")  # overall, then auroc

@@ -75,7 +75,7 @@ def test_appending_extends_the_history(work):
     (lambda es: es.clear(), "removed"),
     (lambda es: es.reverse(), "changed"),
     (lambda es: es[1].update(notes="edited"), "changed: notes"),
-    (lambda es: es[0].update(submitted_at="2026-11-25T12:00:00Z"), "changed: submitted_at"),
+    (lambda es: es[0].update(submitted_at="2026-11-28T00:00:01Z"), "changed: submitted_at"),
 ])
 def test_rewriting_the_past_fails_while_the_end_state_is_clean(work, change, expected):
     clone, base, _ = work

@@ -258,12 +258,12 @@ def test_a_sealed_board_with_its_queue_belongs(tmp_path, board, capsys):
 # 5. Impersonation: look-alike names and versions, the reference models' own names.
 
 @pytest.mark.parametrize("name, version, message", [
-    ("Iogistic_direct", "0.4.0", "look-alike"),
-    ("logistic-direct", "0.4.0", "look-alike"),
+    ("Iogistic_direct", "0.5.0", "look-alike"),
+    ("logistic-direct", "0.5.0", "look-alike"),
     ("0racle", "1.0", "look-alike"),
     ("rand0m", "1.0", "look-alike"),
-    ("Logistic_direct", "0.4.0", "only by case"),
-    ("ceiling", "0.4.0", "reads the truth"),
+    ("Logistic_direct", "0.5.0", "only by case"),
+    ("ceiling", "0.5.0", "reads the truth"),
     ("random", "0.3.1", "reference model"),
     ("logistic_direct", "9.9.9", "reference model"),
 ])
@@ -311,14 +311,14 @@ def test_a_pr_added_reference_name_is_refused_and_never_a_reference_line(tmp_pat
     name = r'<td class="text"><span class="swatch c\d+"></span>random</td>'
     rows = dict(re.findall(r'<tr class="(\w*)">\s*<td data-value="\d*">\d*</td>' + name
                            + r'<td class="text">([^<]+)</td>', html))
-    assert code == 0 and rows == {"reference": "0.4.0", "": "0.3.1"}, rows
+    assert code == 0 and rows == {"reference": "0.5.0", "": "0.3.1"}, rows
     assert re.search(r'<tr class="">\s*<td data-value="1">1</td>' + name
                      + r'<td class="text">0.3.1</td>', html)  # ranked, as what it is
     variant_page = (tmp_path / "site" / "linear_lowhet.html").read_text()
     per_task = re.findall(r'<tr class="(\w*)">\s*' + name + r'<td class="text">([^<]+)</td>',
                           variant_page)
     assert per_task and {c for c, v in per_task if v == "0.3.1"} == {""}
-    assert {c for c, v in per_task if v == "0.4.0"} == {"reference"}
+    assert {c for c, v in per_task if v == "0.5.0"} == {"reference"}
 
 
 def test_a_pr_added_look_alike_is_caught_by_verify(tmp_path, board, capsys):

@@ -76,19 +76,19 @@ def test_an_entry_claiming_another_tier_is_caught(tmp_path, board):
 
 def test_a_second_version_of_a_model_is_its_own_entry(tmp_path, board):
     copy = small_board_copy(board, tmp_path)
-    for version in ("0.4.0", "0.5.0"):
+    for version in ("0.5.0", "0.6.0"):
         doc = submission_doc("random", "linear_lowhet")
         doc["model"].update(name="my_model", version=version)
         entry = add(_file(tmp_path, doc, f"{version}.json"), copy)
-    assert entry.submission_path == "submissions/my_model/0.5.0/linear_lowhet__seed0.json.gz"
+    assert entry.submission_path == "submissions/my_model/0.6.0/linear_lowhet__seed0.json.gz"
     assert {e.package_version for e in read_entries(copy) if e.model_name == "my_model"} == {
-        "0.4.0", "0.5.0"}
+        "0.5.0", "0.6.0"}
     assert verify(copy, tier="small")[1] == []
 
 
 @pytest.mark.parametrize("name, version, message", [
-    ("Random", "0.4.0", "only by case"), ("RANDOM", "9", "only by case"),
-    ("random", "0.4.0", "already has"),
+    ("Random", "0.5.0", "only by case"), ("RANDOM", "9", "only by case"),
+    ("random", "0.5.0", "already has"),
 ])
 def test_look_alike_names_are_refused(tmp_path, board, name, version, message):
     before = _snapshot(board)
@@ -124,14 +124,14 @@ def test_a_hand_added_look_alike_is_caught_by_verify(tmp_path, board):
 
 def test_orphans_links_and_stray_files_are_reported(tmp_path, board):
     copy = small_board_copy(board, tmp_path)
-    orphan = copy / "submissions/random/0.4.0/misspecified_signs__seed0.json.gz"
+    orphan = copy / "submissions/random/0.5.0/misspecified_signs__seed0.json.gz"
     orphan.write_bytes(b"\x1f\x8b")
     (copy / "submissions/random/link.json.gz").symlink_to("/etc/passwd")
     (copy / "notes.txt").write_text("hi")
     os.mkfifo(copy / "submissions" / "pipe")
     _, problems = verify(copy, tier="small")
     reasons = {p.entry: str(p.recomputed) for p in problems if p.field == "file"}
-    assert "orphan" in reasons["submissions/random/0.4.0/misspecified_signs__seed0.json.gz"]
+    assert "orphan" in reasons["submissions/random/0.5.0/misspecified_signs__seed0.json.gz"]
     assert "symbolic link" in reasons["submissions/random/link.json.gz"]
     assert "unexpected" in reasons["notes.txt"]
     assert "regular" in reasons["submissions/pipe"]
@@ -168,7 +168,7 @@ def test_a_symbolic_link_is_never_followed_by_a_writer(tmp_path, board):
     (copy / "submissions" / "mbcnet_v0_1").symlink_to(tmp_path)
     with pytest.raises(InvalidInputError, match="symbolic link"):
         add(submission_file(tmp_path, "mbcnet_v0_1", "linear_lowhet"), copy)
-    assert not list(tmp_path.glob("0.4.0*"))
+    assert not list(tmp_path.glob("0.5.0*"))
 
 
 HOSTILE_NOTES = ["line one\rline two\r\nline three\n", '=HYPERLINK("http://x","y")',
@@ -279,7 +279,7 @@ def test_concurrent_adds_of_one_key_keep_the_stored_file_of_the_entry_kept(tmp_p
                               stdout=subprocess.PIPE, text=True) for f in files]
     outputs = [p.communicate(timeout=120)[0] for p in procs]
     assert sorted(p.returncode for p in procs) == [0, 1]
-    assert "already has random 0.4.0" in "".join(outputs)
+    assert "already has random 0.5.0" in "".join(outputs)
     assert len(read_entries(folder)) == 1
     assert verify(folder, tier="small")[1] == []  # the stored file is the kept entry's
 

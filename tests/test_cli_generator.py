@@ -8,6 +8,7 @@ import pytest
 from icgbench.cli import main
 from icgbench.contract import table_names
 from icgbench.generator import all_variants
+from icgbench.generator.simulator import PANEL_TABLE
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess:
@@ -58,18 +59,22 @@ def test_unknown_variant_is_exit_2_with_names():
 
 
 def test_generate_writes_every_table_and_names_the_folder(tmp_path):
+    """Every table but the model-free panel's (graded from all tables at once: a sharded
+    cohort leaves it out)."""
     out = tmp_path / "cohort"
     result = run_cli("generate", "--variant", "nonlinear_obs", "--seed", "4",
                      "--n-subjects", "50", "--months", "12", "--out", str(out))
     assert result.returncode == 0, result.stderr
+    tables = sorted(t for t in table_names() if t != PANEL_TABLE)
     assert result.stdout.strip().splitlines()[-1] == (
-        f"wrote {len(table_names())} tables in 1 shard(s) and cohort.json to {out}")
-    assert sorted(p.name for p in out.iterdir() if p.is_dir()) == sorted(table_names())
+        f"wrote {len(tables)} tables in 1 shard(s) and cohort.json to {out}")
+    assert sorted(p.name for p in out.iterdir() if p.is_dir()) == tables
     manifest = json.loads((out / "cohort.json").read_text())
     assert (manifest["variant"], manifest["seed"], manifest["frozen_release"]) == (
         "nonlinear_obs", 4, False)
-    assert set(manifest["files"]) == {f"{t}/part-00000.parquet" for t in table_names()}
-    assert set(manifest["tables"]) == set(table_names())
+    assert set(manifest["files"]) == {f"{t}/part-00000.parquet" for t in table_names()
+                                      if t != PANEL_TABLE}
+    assert set(manifest["tables"]) == set(tables)
     subjects = pq.read_table(out / "subjects")
     assert subjects.num_rows == manifest["tables"]["subjects"]["rows"] == 50
     months = set(pq.read_table(out / "observations")["visit_month"].to_pylist())

@@ -22,11 +22,14 @@ from icgbench.generator import all_variants, get_variant
 from icgbench.generator import mechanism as mech
 from icgbench.generator.family import (
     ACCUMULATING,
+    KCC_SPREAD,
     SPREAD,
     UNDRIVEN,
     candidates,
     coherent_sign,
     draw_mechanism,
+    edge_probabilities,
+    is_exposure_input,
     prior_graph,
 )
 from icgbench.generator.reference import cohort_mechanism
@@ -74,9 +77,10 @@ def test_every_draw_follows_the_documented_rules(variant):
             assert sign == expected, (s, t)
             if kind == "state_state" and t in ACCUMULATING:
                 assert sign > 0
-            if kind != "state_outcome":  # the nominal weight times a draw from SPREAD
-                nominal = family[(s, t)].nominal
-                assert SPREAD[0] * nominal - 1e-6 <= abs(weight) <= SPREAD[1] * nominal + 1e-6
+            if kind != "state_outcome":  # the nominal weight times a draw from the spread
+                c = family[(s, t)]
+                low, high = KCC_SPREAD if is_exposure_input(c) else SPREAD
+                assert low * c.nominal - 1e-6 <= abs(weight) <= high * c.nominal + 1e-6
         assert len(m.flipped) == v.n_flips
         assert set(m.flipped) <= set(v.flip_candidates)
 
@@ -156,3 +160,22 @@ def test_the_docs_describe_the_family_not_a_realized_graph():
                              if f"`{c.node}` | `{c.target}`" in dgp}
         assert rows <= candidates_listed  # whatever is listed is listed as a candidate
     assert "## The family of causal graphs" in dgp
+
+
+def test_the_closed_form_edge_probabilities_are_the_recipes():
+    """edge_probabilities (the panel's ``family`` answer) against 20,000 draws of the
+    recipe without reversals: within sampling error (5 standard errors)."""
+    from icgbench.generator.family import present_candidates
+
+    family = candidates()
+    rng = np.random.default_rng(np.random.SeedSequence(42))
+    draws = 20_000
+    counts = np.zeros(len(family))
+    for _ in range(draws):
+        for i in present_candidates(family, rng):
+            counts[i] += 1
+    p = edge_probabilities()
+    for c, n in zip(family, counts, strict=True):
+        expected = p[(c.node, c.target)]
+        se = max(np.sqrt(expected * (1 - expected) / draws), 1e-9)
+        assert abs(n / draws - expected) <= 5 * se, (c.node, c.target)

@@ -46,9 +46,9 @@ def test_different_seeds_differ():
     a = simulate("linear_lowhet", 1, n_subjects=60)
     b = simulate("linear_lowhet", 2, n_subjects=60)
     for name in ("subjects", "observations", "test_outcomes", "kcc_activations", "graph",
-                 "prior_graph", "structural_prior"):
+                 "prior_graph", "model_free_scores"):
         assert not a.tables[name].equals(b.tables[name]), name
-    for name in ("interventions", "nodes"):
+    for name in ("interventions", "nodes", "structural_prior"):
         assert a.tables[name].equals(b.tables[name]), name
 
 

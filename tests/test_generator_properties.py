@@ -57,7 +57,8 @@ def test_tables_are_consistent_for_any_size_seed_and_follow_up(case):
             assert values.null_count == int((~observed[:, mi]).sum())
             present = pc.drop_null(values).to_numpy().astype(float)
             assert np.all(np.isfinite(present))
-    for name_ in ("train_states", "test_states"):
-        for col in (*STATES, RISK_STATE):
+    assert RISK_STATE not in t["train_states"].column_names  # public: never truth-derived
+    for name_, columns in (("train_states", STATES), ("test_states", (*STATES, RISK_STATE))):
+        for col in columns:
             assert t[name_][col].null_count == 0
             assert np.all(np.isfinite(t[name_][col].to_numpy()))

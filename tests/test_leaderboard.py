@@ -54,7 +54,9 @@ def test_entries_follow_the_entry_schema(board):
         assert e.submission_path == (f"submissions/{e.model_name}/{e.package_version}/"
                                      f"{e.variant_name}__seed0.json.gz")
         assert (board / e.submission_path).read_bytes()[:2] == b"\x1f\x8b"
-        assert set(e.scores["risk_prediction"]) == {"auroc", "auprc", "brier", "ece"}
+        assert set(e.scores["risk_prediction"]) == {
+            "auroc", "auprc", "brier", "ece", "auroc__floor", "auroc__ceiling",
+            "auprc__floor", "auprc__ceiling"}
     assert (board / CSV_NAME).read_bytes() == csv_text(entries).encode()
     assert json.loads((board / JSON_NAME).read_text())["tier"] == "small"
 
@@ -71,7 +73,7 @@ def test_verify_passes_and_names_every_discrepancy(board, tmp_path):
                                                  for e in doc["entries"]]))
     _, problems = verify(copy_board, tier="small")
     fields = {(p.entry.split(" on ")[0], p.field) for p in problems}
-    assert ("random 0.4.0", "scores.risk_prediction.auroc") in fields
+    assert ("random 0.5.0", "scores.risk_prediction.auroc") in fields
     assert any(f == "variant_hash" for _, f in fields)
     assert main(["leaderboard", "verify", "--dir", str(copy_board), "--tier", "small"]) == 1
 
@@ -90,7 +92,7 @@ def test_verify_detects_a_replaced_submission_and_an_edited_csv(board, tmp_path)
 
 
 def test_add_refuses_duplicates_and_oracles(board, tmp_path):
-    with pytest.raises(InvalidInputError, match=r"already has random 0\.4\.0 on linear_lowhet"):
+    with pytest.raises(InvalidInputError, match=r"already has random 0\.5\.0 on linear_lowhet"):
         add(submission_file(tmp_path, "random", "linear_lowhet"), board)
     with pytest.raises(UsageError, match="oracle"):
         add(submission_file(tmp_path, "oracle", "linear_lowhet"), board)
@@ -189,7 +191,7 @@ example = json.loads(Path(sys.argv[1]).read_text())
 folder, worker, count = Path(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 for i in range(count):
     e = dict(example, model_name=f"w{worker}", seed=i, notes=f"worker {worker} entry {i}")
-    e["submission_path"] = f"submissions/w{worker}/0.4.0/linear_lowhet__seed{i}.json.gz"
+    e["submission_path"] = f"submissions/w{worker}/0.5.0/linear_lowhet__seed{i}.json.gz"
     append_entry(LeaderboardEntry.from_dict(e), folder)
 """
 
@@ -240,8 +242,8 @@ def test_add_records_the_time_it_is_given_and_verify_names_an_unreadable_board(t
 
     folder = tmp_path / "board"
     entry = add(submission_file(tmp_path, "random", "linear_lowhet"), folder, tier="small",
-                submitted_at="2026-11-26T12:34:56Z")
-    assert entry.submitted_at == "2026-11-26T12:34:56Z"
+                submitted_at="2026-11-28T00:34:56Z")
+    assert entry.submitted_at == "2026-11-28T00:34:56Z"
     (folder / "leaderboard.json").write_text("{not json")
     (problem,) = verify(folder, tier="small")[1]
     assert str(folder / "leaderboard.json") in problem.recomputed

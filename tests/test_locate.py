@@ -7,6 +7,7 @@ and the current folder outside the repository.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -23,7 +24,7 @@ from icgbench.release.locate import release_root
 from release_helpers import served
 
 ROOT = Path(__file__).resolve().parents[1]
-SUBMISSION = ROOT / "leaderboard/submissions/mbcnet_v0_1/0.4.0/linear_lowhet__seed4.json.gz"
+SUBMISSION = ROOT / "leaderboard/submissions/mbcnet_v0_1/0.5.0/linear_lowhet__seed4.json.gz"
 
 
 @pytest.fixture()
@@ -111,8 +112,9 @@ def test_data_download_caches_in_an_empty_home(empty_home, small_archive_url, tm
     first = icgbench("data", "download", "--tier", "small", "--url", small_archive_url,
                      "--outdir", dest)
     assert first.returncode == 0, first.stderr
-    assert first.stdout.startswith("downloaded and verified 204 files of the small tier from "
-                                   f"{small_archive_url} into {dest}")
+    files = len(json.loads((ROOT / "datapackage.json").read_text())["resources"])
+    assert first.stdout.startswith(f"downloaded and verified {files} files of the small tier "
+                                   f"from {small_archive_url} into {dest}")
     [cached] = (empty_home / "cache").iterdir()
     again = icgbench("data", "download", "--tier", "small", "--url", small_archive_url,
                      "--outdir", tmp_path / "again")

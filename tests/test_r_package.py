@@ -287,6 +287,16 @@ for (i in seq(1, length(args), by = 2)) {
         cat(variant, "summary", paste0("normalized:", c), num(score$summary$normalized[[c]]),
             "\\n")
       }
+    } else if (m == "parts") {
+      for (task in names(score$summary$parts)) {
+        for (metric in names(score$summary$parts[[task]])) {
+          part <- score$summary$parts[[task]][[metric]]
+          for (field in c("floor", "ceiling", "normalized")) {
+            cat(variant, task, paste0(field, ":", metric), num(part[[field]]), "\\n")
+          }
+          cat(variant, task, paste0("floor_answer:", metric), part$floor_answer, "\\n")
+        }
+      }
     } else {
       cat(variant, "summary", m, num(score$summary[[m]]), "\\n")
     }
@@ -303,6 +313,9 @@ def _python_values(report: dict) -> dict[tuple[str, str], float | None]:
                        for m, info in report["metric_info"][task].items()})
         if task == "structure_recovery":
             values[(task, "detail:best_k_in_sample")] = result["details"]["best_k_in_sample"]
+        for metric, part in result["normalized"]["parts"].items():
+            for field in ("floor", "ceiling", "normalized", "floor_answer"):
+                values[(task, f"{field}:{metric}")] = part[field]
     values.update({("summary", m): v for m, v in report["summary"].items()
                    if not m.endswith("_note") and m != "normalized"})
     values.update({("summary", f"normalized:{c}"): v
@@ -310,9 +323,9 @@ def _python_values(report: dict) -> dict[tuple[str, str], float | None]:
     return values
 
 
-def _close(a: float | None, b: float | None) -> bool:
-    if a is None or b is None:
-        return a is None and b is None
+def _close(a: float | str | None, b: float | str | None) -> bool:
+    if a is None or b is None or isinstance(a, str) or isinstance(b, str):
+        return a == b
     return math.isclose(a, b, rel_tol=TOLERANCE, abs_tol=TOLERANCE)
 
 
@@ -327,10 +340,12 @@ def test_r_metrics_equal_the_python_scorer_on_reference_submissions(rscript, lib
         reports[variant] = score(text.encode()).document
     args = [str(x) for variant, _ in COHORTS for x in (variant, tmp_path / f"{variant}.json")]
     lines = _r(rscript, library, SCORE_SCRIPT, *args).stdout.splitlines()
-    r_values = {}
+    r_values: dict[tuple[str, str, str], float | str | None] = {}
     for line in lines:
         variant, task, metric, value = line.split()
-        r_values[(variant, task, metric)] = None if value == "NA" else float(value)
+        r_values[(variant, task, metric)] = (None if value == "NA" else value
+                                             if metric.startswith("floor_answer:")
+                                             else float(value))
     for variant, _ in COHORTS:
         python = _python_values(reports[variant])
         mine = {k[1:]: v for k, v in r_values.items() if k[0] == variant}

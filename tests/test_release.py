@@ -432,3 +432,15 @@ def test_a_loaded_descriptor_keeps_every_resource_and_finds_the_first_of_a_name(
     assert found.hash == first["hash"]
     path.write_text(json.dumps({**doc, "version": "9.9.9"}))  # same size class, new content
     assert load_descriptor(path).version == "9.9.9"  # a changed file is read afresh
+
+
+def test_the_release_fingerprint_follows_its_documented_recipe():
+    """docs/scoring.md: sorted (name, content digest) pairs, one 'name digest' line each,
+    joined by newlines, SHA-256 of the UTF-8 text."""
+    from icgbench.api.tables import tier_descriptor
+
+    d = tier_descriptor("small")
+    document = json.loads((ROOT / "datapackage.json").read_text())
+    pairs = sorted((r["name"], r["icgbench:content_digest"]) for r in document["resources"])
+    text = "\n".join(f"{name} {digest}" for name, digest in pairs)
+    assert d.fingerprint() == "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()

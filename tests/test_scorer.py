@@ -205,7 +205,7 @@ def test_parallel_arrays_must_have_equal_lengths():
 
 @pytest.mark.parametrize("field, value, message", [
     ("variant_hash", "0123456789ab", 'is not the hash of variant "linear_lowhet"'),
-    ("data_version", "9.9.9", '/data_version: "9.9.9" is not the release\'s version "5.0.0" '
+    ("data_version", "9.9.9", '/data_version: "9.9.9" is not the release\'s version "6.0.0" '
      "(download or build release 9.9.9, or refit on this one)"),
     ("seed", 5, "has no cohort (linear_lowhet, seed 5)"),
 ])

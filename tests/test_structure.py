@@ -107,7 +107,7 @@ def test_k_star_from_the_calibration_cohort_is_reused_unchanged(tmp_path):
         path.write_text(json.dumps(_structure_only(submission_doc("correlation", variant))))
         files[variant] = path
     with pytest.raises(InvalidInputError,
-                       match=r"add correlation 0\.4\.0's submission for that cohort first"):
+                       match=r"add correlation 0\.5\.0's submission for that cohort first"):
         add(files["misspecified_signs"], board, tier="small")
     calibration = add(files["linear_lowhet"], board, tier="small")  # the calibration cohort
     other = add(files["misspecified_signs"], board, tier="small")

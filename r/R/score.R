@@ -242,26 +242,6 @@ CATEGORIES <- c(risk_prediction = "risk", latent_recovery = "latent",
                 cross_host_generalization = "transfer", structure_recovery = "structure")
 CATEGORY_ORDER <- c("risk", "latent", "intervention", "transfer", "structure")
 
-# The best answer that knows only the prior's directions: one change c signed by them
-along_prior <- function(truth) {
-  effects <- true_effects(truth)
-  lapply(names(effects), function(n) list(d = truth$prior_direction[[n]], e = effects[[n]]))
-}
-
-prior_constant_pehe <- function(truth) {
-  pairs <- along_prior(truth)
-  c <- mean(unlist(lapply(pairs, function(p) p$d * p$e)))
-  sqrt(mean(unlist(lapply(pairs, function(p) (c * p$d - p$e)^2))))
-}
-
-prior_constant_ate_mae <- function(truth) {
-  pairs <- along_prior(truth)
-  t <- vapply(pairs, function(p) mean(p$e), 0)
-  d <- vapply(pairs, function(p) p$d, 0)
-  c <- stats::median(d * t)
-  mean(abs(c * d - t))
-}
-
 prior_conformity_chance <- function(truth, baseline) {
   names <- icg_interventions()
   share <- sum(vapply(names, function(n) truth$dgp_direction[[n]] == truth$prior_direction[[n]],
@@ -272,7 +252,6 @@ prior_conformity_chance <- function(truth, baseline) {
 # chance level and ceiling of every part of a task's category score
 category_parts <- function(task, result, truth) {
   b <- result$random_baseline
-  m <- result$metrics
   reach <- truth$reachable_risk
   switch(task,
     risk_prediction = {
@@ -286,8 +265,8 @@ category_parts <- function(task, result, truth) {
       list(responsive_dgp_conformity = c(
              prior_conformity_chance(truth, b$responsive_dgp_conformity),
              top$responsive_dgp_conformity),
-           pehe = c(prior_constant_pehe(truth), top$pehe),
-           ate_mae = c(prior_constant_ate_mae(truth), top$ate_mae))
+           pehe = c(b$pehe, top$pehe),
+           ate_mae = c(b$ate_mae, top$ate_mae))
     },
     cross_host_generalization = {
       top <- score_cross_host(list(risk_prediction = list(proba = reach$test),
@@ -298,14 +277,26 @@ category_parts <- function(task, result, truth) {
     structure_recovery = {
       n <- length(truth$nodes)
       e <- nrow(truth$edges)
-      k <- m$k
-      random_f1 <- if (is.null(k) || is.na(k) || e == 0) NA_real_ else
-        2 * k * e / (n * (n - 1) * (k + e))
-      list(directed_f1 = c(random_f1, 1), edge_auprc = c(b$edge_auprc, 1))
+      density <- if (e == 0) NA_real_ else e / (n * (n - 1))
+      list(directed_f1 = c(density, 1), edge_auprc = c(b$edge_auprc, 1))
     })
 }
 
 LOWER_IS_BETTER <- c("pehe", "ate_mae")
+
+# The floor of one part: the panel's best value, or the chance level when that is better;
+# NA without a panel.
+part_floor <- function(task, metric, chance, truth) {
+  panel <- truth$panel
+  if (is.null(panel)) return(list(value = NA_real_, answer = NA_character_))
+  at <- which(panel$task == task & panel$metric == metric)
+  if (!length(at)) return(list(value = NA_real_, answer = NA_character_))
+  lower <- metric %in% LOWER_IS_BETTER
+  better <- is.finite(chance) && (if (lower) chance < panel$value[at] else
+    chance > panel$value[at])
+  if (better) list(value = chance, answer = "chance") else
+    list(value = panel$value[at], answer = panel$answer[at])
+}
 
 normalize <- function(score, floor, ceiling, higher_is_better = TRUE) {
   if (is.null(floor) || is.null(ceiling) || !is.finite(floor) || !is.finite(ceiling)) {
@@ -316,14 +307,32 @@ normalize <- function(score, floor, ceiling, higher_is_better = TRUE) {
   min(1, max(0, (score - floor) / (ceiling - floor)))
 }
 
-normalized_of <- function(results, truth) {
-  scores <- stats::setNames(as.list(rep(NA_real_, length(CATEGORY_ORDER))), CATEGORY_ORDER)
+# Per task: each part's score, floor (and the answer that sets it), ceiling and normalized
+# value on this cohort; NA parts when the result cannot be normalized (another responsive
+# threshold).
+normalized_parts <- function(results, truth) {
+  out <- list()
   for (task in names(results)) {
     parts <- category_parts(task, results[[task]], truth)
-    values <- vapply(names(parts), function(p) {
-      normalize(results[[task]]$metrics[[p]], parts[[p]][1], parts[[p]][2],
-                !(p %in% LOWER_IS_BETTER))
-    }, 0)
+    threshold <- results[[task]]$details$responsive_threshold
+    blocked <- !is.null(threshold) && threshold != RESPONSIVE_THRESHOLD
+    out[[task]] <- lapply(stats::setNames(names(parts), names(parts)), function(p) {
+      floor <- part_floor(task, p, parts[[p]][1], truth)
+      score <- results[[task]]$metrics[[p]]
+      list(score = score, floor = floor$value, floor_answer = floor$answer,
+           ceiling = parts[[p]][2],
+           normalized = if (blocked) NA_real_ else
+             normalize(score, floor$value, parts[[p]][2], !(p %in% LOWER_IS_BETTER)))
+    })
+  }
+  out
+}
+
+normalized_of <- function(results, truth) {
+  scores <- stats::setNames(as.list(rep(NA_real_, length(CATEGORY_ORDER))), CATEGORY_ORDER)
+  parts <- normalized_parts(results, truth)
+  for (task in names(parts)) {
+    values <- vapply(parts[[task]], function(p) p$normalized, 0)
     values <- values[!is.na(values)]
     scores[[CATEGORIES[[task]]]] <- if (length(values)) dsum(values) / length(values) else
       NA_real_
@@ -342,13 +351,16 @@ summary_of <- function(results, truth) {
   parts <- c(auroc, r2_mean, conformity)
   parts <- parts[is.finite(parts)]
   normalized <- normalized_of(results, truth)
+  blocked <- !is.null(results$intervention_conformity) &&
+    results$intervention_conformity$details$responsive_threshold != RESPONSIVE_THRESHOLD
   list(auroc = auroc, r2_mean = r2_mean, conformity = conformity,
        auroc_target = get("cross_host_generalization", "auroc_target"),
        transfer_gap = get("cross_host_generalization", "transfer_gap"),
        composite = if (length(parts)) mean_parts(parts) else NA_real_,
        prior_conformity_tolerant = get("intervention_conformity", "prior_conformity_tolerant"),
-       normalized = normalized,
-       overall = dsum(vapply(normalized, function(v) if (is.na(v)) 0 else v, 0)) /
+       normalized = normalized, parts = normalized_parts(results, truth),
+       overall = if (blocked) NA_real_ else
+         dsum(vapply(normalized, function(v) if (is.na(v)) 0 else v, 0)) /
          length(CATEGORY_ORDER))
 }
 
@@ -371,9 +383,11 @@ summary_of <- function(results, truth) {
 #'   change must reach to count as responsive.
 #' @return A list: `tasks` (task -> `metrics`, `details`, `random_baseline`)
 #'   and `summary` (the score report's headline numbers; `composite` is not
-#'   the canonical metric; `normalized`, each category's score from 0, what an
-#'   answer without a model gets, to 1, the reachable ceiling, and `overall`,
-#'   their mean with a category not attempted counting 0).
+#'   the canonical metric; `normalized`, each category's score from 0, the best
+#'   model-free answer (`model_free_scores`), to 1, the reachable ceiling;
+#'   `parts`, each normalized metric's score, floor, floor_answer, ceiling and
+#'   normalized value; and `overall`, their mean with a category not attempted
+#'   counting 0, NA when graded at another responsive threshold).
 #' @examples
 #' root <- Sys.getenv("ICGBENCH_ROOT")
 #' if (nzchar(root)) {

@@ -28,7 +28,6 @@ COLUMNS = {
     "structure_recovery.directed_f1": "F1 at K*",
     "structure_recovery.edge_auprc": "edge AUPRC",
     "summary.composite": "seed composite",
-    "summary.overall": "overall",
 }
 
 
@@ -54,9 +53,9 @@ def _ranked(score: float, rank: object, tied: bool) -> str:
     return f"{score:.3f} ({rank}{'=' if tied else ''})"
 
 
-def ranking_table(summary: pd.DataFrame) -> list[str]:
-    """Markdown lines: each model's mean normalized score per category and overall, ranked."""
-    table = rankings(summary)
+def ranking_table(per_seed: pd.DataFrame) -> list[str]:
+    """Markdown lines: each model's normalized mean per category and overall, ranked."""
+    table = rankings(per_seed)
     columns = [*CATEGORIES, "overall"]
     out = ["| model | " + " | ".join(columns) + " |", "| --- |" + " --- |" * len(columns)]
     for model, r in table.iterrows():
@@ -74,18 +73,32 @@ def ranking_table(summary: pd.DataFrame) -> list[str]:
 def separability_table(per_seed: pd.DataFrame, oracles: set[str]) -> tuple[list[str], int, int]:
     """Markdown lines: per variant and ranking (``overall``, then each task's headline),
     how many adjacent ranks of the competitors are separable (paired t-tests over seeds,
-    Holm over the adjacent pairs: leaderboard.uncertainty); and the totals."""
+    Holm over the adjacent pairs: leaderboard.uncertainty); and the totals. ``overall``
+    is compared on each cohort's contribution to the normalized mean."""
     from icgbench.leaderboard.uncertainty import separable_pairs
     from icgbench.tasks import TASKS
 
-    rankings = {"overall": ("summary.overall", True)}
-    rankings |= {task: (f"{task}.{spec.ranking_metric.name}",
-                        spec.ranking_metric.higher_is_better) for task, spec in TASKS.items()}
-    out = ["| variant | " + " | ".join(rankings) + " |", "| --- |" + " --- |" * len(rankings)]
+    rankings = {task: (f"{task}.{spec.ranking_metric.name}",
+                       spec.ranking_metric.higher_is_better) for task, spec in TASKS.items()}
+    columns = ["overall", *rankings]
+    out = ["| variant | " + " | ".join(columns) + " |", "| --- |" + " --- |" * len(columns)]
     total = separable = 0
     competitors = per_seed[~per_seed.model.isin(oracles | {"random"})]
+
+    def tested(values: dict[str, dict[tuple[str, int], float]], higher: bool) -> str:
+        nonlocal total, separable
+        order = sorted(values, key=lambda m: -sum(values[m].values()) / len(values[m])
+                       if higher else sum(values[m].values()) / len(values[m]))
+        if len(order) < 2:
+            return "-"
+        k, n = separable_pairs(values, order)
+        separable, total = separable + k, total + n
+        return f"{k} of {n}"
+
     for variant, group in competitors.groupby("cohort", sort=False):
-        cells = []
+        shares = {m: dict(a.contributions["overall"])
+                  for m, a in normalize.model_aggregates(group).items()}
+        cells = [tested(shares, True)]
         for column, higher in rankings.values():
             if column not in group:
                 cells.append("-")
@@ -93,14 +106,7 @@ def separability_table(per_seed: pd.DataFrame, oracles: set[str]) -> tuple[list[
             values: dict[str, dict[tuple[str, int], float]] = {}
             for r in group[["model", "seed", column]].dropna().itertuples(index=False):
                 values.setdefault(r.model, {})[(str(variant), int(r.seed))] = float(r[2])
-            order = sorted(values, key=lambda m: -sum(values[m].values()) / len(values[m])
-                           if higher else sum(values[m].values()) / len(values[m]))
-            if len(order) < 2:
-                cells.append("-")
-                continue
-            k, n = separable_pairs(values, order)
-            separable, total = separable + k, total + n
-            cells.append(f"{k} of {n}")
+            cells.append(tested(values, bool(higher)))
         out.append(f"| `{variant}` | " + " | ".join(cells) + " |")
     return out, separable, total
 
@@ -126,32 +132,62 @@ def _failed_note(manifest: dict) -> list[str]:
             "table below (their errors are in the sweep's failures.csv).", ""]
 
 
-def model_free_table(inputdir: Path, summary: pd.DataFrame) -> list[str]:
-    """Markdown lines: each model-free answer's normalized scores per variant (means over
-    the sweep's seeds), beside the worst and the best competitor of each category."""
+def model_free_table(per_seed: pd.DataFrame) -> list[str]:
+    """Markdown lines: per variant and normalized metric, the model-free panel's best
+    answer (the one that is the floor on most cohorts) and the floor's mean over the
+    sweep's cohorts, read from the published ``model_free_scores`` tables."""
     from icgbench.bench import model_free
+    from icgbench.tasks.normalized import parts_of_categories
 
-    per_seed = pd.read_csv(inputdir / "per_seed.csv")
     cells = per_seed[["cohort", "seed", "tier"]].drop_duplicates()
     tier = str(cells.tier.iloc[0])
     cohorts = [(str(r.cohort), int(r.seed)) for r in cells.itertuples()]
-    rows = pd.DataFrame(model_free.scores(cohorts, tier))
-    columns = [f"normalized_{c}" for c in CATEGORIES]
-    means = rows.groupby(["answer", "cohort"], sort=False)[columns].mean()
-    competitors = summary[~summary.oracle.astype(bool) & (summary.model != "random")]
-    out = ["| variant | answer | " + " | ".join(CATEGORIES) + " |",
-           "| --- | --- |" + " --- |" * len(CATEGORIES)]
-    for variant in dict.fromkeys(rows.cohort):
-        group = competitors[competitors.cohort == variant]
-        for label, pick in (("worst competitor", "min"), ("best competitor", "max")):
-            cells = [getattr(pd.to_numeric(group[normalize.column(c)], errors="coerce"),
-                             pick)() for c in CATEGORIES]
-            out.append(f"| `{variant}` | *{label}* | "
-                       + " | ".join(_cell(v, None) for v in cells) + " |")
-        for answer in dict.fromkeys(rows.answer):
-            values = means.loc[(answer, variant)]
-            out.append(f"| `{variant}` | `{answer}` | "
-                       + " | ".join(_cell(values[c], None) for c in columns) + " |")
+    table = model_free.published(cohorts, tier)
+    out = ["| variant | category | metric | floor (mean) | best answers (cohorts) |",
+           "| --- | --- | --- | --- | --- |"]
+    for variant in dict.fromkeys(c for c, _ in cohorts):
+        for category, parts in parts_of_categories().items():
+            for task, metric in parts:
+                column = f"{task}.{metric}__floor"
+                rows = per_seed[(per_seed.cohort == variant)][["seed", column]].dropna()
+                floors = rows.drop_duplicates("seed")[column]
+                if floors.empty:
+                    continue
+                mine = table[(table.cohort == variant) & (table.task == task)
+                             & (table.metric == metric)]
+                higher = normalize_direction(task, metric)
+                best = mine.loc[mine.groupby("seed").value.idxmax() if higher
+                                else mine.groupby("seed").value.idxmin()]
+                counts = best.answer.value_counts()
+                names = ", ".join(f"`{a}` ({n})" for a, n in counts.items())
+                out.append(f"| `{variant}` | {category} | `{metric}` | "
+                           f"{floors.mean():.3f} | {names} |")
+    return out
+
+
+def normalize_direction(task: str, metric: str) -> bool:
+    from icgbench.tasks import TASKS
+
+    return bool(TASKS[task].metric(metric).higher_is_better)
+
+
+def margins_table(per_seed: pd.DataFrame) -> list[str]:
+    """Markdown lines: each fitted reference's normalized score per variant and category
+    (its margin over the model-free floor; 0 means no better than the floor)."""
+    oracles = set(per_seed.loc[per_seed.oracle.astype(bool), "model"])
+    fitted = per_seed[~per_seed.model.isin(oracles | {"random"})]
+    variants = list(dict.fromkeys(fitted.cohort))
+    out = ["| model | category | " + " | ".join(f"`{v}`" for v in variants) + " |",
+           "| --- | --- |" + " --- |" * len(variants)]
+    results = {v: normalize.model_aggregates(fitted[fitted.cohort == v]) for v in variants}
+    for model in dict.fromkeys(fitted.model):
+        for category in CATEGORIES:
+            values = [results[v].get(model) for v in variants]
+            if all(r is None or r.categories[category] is None for r in values):
+                continue
+            cells = ["-" if r is None or r.categories[category] is None
+                     else f"{r.categories[category]:.3f}" for r in values]
+            out.append(f"| {model} | {category} | " + " | ".join(cells) + " |")
     return out
 
 
@@ -176,10 +212,11 @@ def markdown(inputdir: Path, model_free: bool = False) -> str:
         "",
         "*Seed composite*: mean of (AUROC, R^2 mean, conformity) where finite, as in the seed "
         "reference (it averages only what a model attempts: not canonical); *overall*: the "
-        "normalized category scores averaged with a category not attempted counting 0 (the "
-        "board ranks by it). `oracle` and `ceiling` read the truth: the oracle submits it, "
-        "the ceiling the best any model of the subjects' states can reach (the frailty "
-        "integrated out); neither is a competitor. Structure recovery is graded at each "
+        "normalized means over the variant's cohorts (docs/scoring.md) averaged over the "
+        "categories, a category not attempted counting 0 (the board ranks by it). `oracle` "
+        "and `ceiling` read the truth: the oracle submits it, the ceiling the best any model "
+        "of the subjects' states can reach (the frailty integrated out); neither is a "
+        "competitor. Structure recovery is graded at each "
         "model's K* chosen on the calibration cohort "
         f"by {_criterion(manifest).description}.",
         "",
@@ -191,33 +228,36 @@ def markdown(inputdir: Path, model_free: bool = False) -> str:
         doc = (inspect.getdoc(inspect.getmodule(model)) or model.description).removeprefix(
             f"{name}: ")
         blocks = ", ".join(f"`{b}`" for b in model.blocks)
-        out += [f"- **`{name}`**{' (oracle)' if model.oracle else ''}: "
-                f"{' '.join(doc.split())} Blocks: {blocks}.", ""]
+        label = " (oracle)" if model.oracle else "" if model.board else (
+            " (not on the board: reads neither the documentation nor the prior, and scores "
+            "below the model-free floor)")
+        out += [f"- **`{name}`**{label}: {' '.join(doc.split())} Blocks: {blocks}.", ""]
     out += ["## Normalized scores, overall and difficulty tiers", ""]
     for module in (normalized, normalize):
         for paragraph in (inspect.getdoc(module) or "").split("\n\n")[1:]:
             out += [" ".join(paragraph.split()), ""]
+    per_seed = pd.read_csv(inputdir / "per_seed.csv")
     n_variants = summary.cohort.nunique()
     out += ["## Rankings across all cohorts", "",
-            f"Per category, the normalized score averaged over the {n_variants} variant(s) "
-            f"and their {seeds} seed(s) each, and the rank in brackets (`=`: shared); "
-            "*overall* averaged likewise. A dash: "
-            "the model does not attempt the category (no rank).", "",
-            *ranking_table(summary), ""]
+            f"Per category, the normalized mean over the {n_variants} variant(s) and their "
+            f"{seeds} seed(s) each, and the rank in brackets (`=`: shared); *overall* their "
+            "mean. A dash: the model does not attempt the category (no rank).", "",
+            *ranking_table(per_seed), ""]
+    overall = normalize.variant_overall(per_seed)
     for cohort, group in summary.groupby("cohort", sort=False):
         out += [f"## `{cohort}`", "",
-                "| model | " + " | ".join(COLUMNS.values()) + " |",
-                "| --- |" + " --- |" * len(COLUMNS)]
+                "| model | " + " | ".join([*COLUMNS.values(), "overall"]) + " |",
+                "| --- |" + " --- |" * (len(COLUMNS) + 1)]
         for r in group.to_dict("records"):
             values = []
             for column in COLUMNS:
                 values.append(_cell(r.get(column + "_mean"), r.get(column + "_std")))
+            values.append(_cell(overall.get((r["model"], cohort)), None))
             name = r["model"] + (" (reads the truth)" if r["oracle"] else "")
             out.append(f"| {name} | " + " | ".join(values) + " |")
         out.append("")
-    if (inputdir / "per_seed.csv").is_file():
-        out += _separability(pd.read_csv(inputdir / "per_seed.csv"), summary)
-    tiers = difficulty_tiers(summary)
+    out += _separability(per_seed, summary)
+    tiers = difficulty_tiers(per_seed)
     thresholds = ", ".join(f"{name} >= {t:.2f}" for name, t in TIERS[:-1])
     out += [
         "## Difficulty tiers and headroom",
@@ -236,18 +276,19 @@ def markdown(inputdir: Path, model_free: bool = False) -> str:
                    + " |")
     out.append("")
     if model_free:
-        out += ["## Answers without a model", "",
-                "Each answer of `icgbench.bench.model_free` (built from the public tables, "
-                "the documented family or another cohort's truth, never fitted) scored on "
-                "every cohort of the sweep, as normalized scores averaged over seeds, beside "
-                "the worst and the best competitor of each variant (a dash: the answer does "
-                "not attempt the category). The tests hold every answer below the worst "
-                "fitted reference in risk, latent recovery and transfer; below "
-                "`mbcnet_boosted`, the reference that models the mechanism, in "
-                "interventions (the seed's three MB-CNets fall below an answer on some "
-                "variants: docs/models.md says why); and in structure below the best "
-                "data-driven reference by a clear margin in directed F1 (the documented "
-                "family beats the generic discovery methods) (`tests/test_model_free.py`).",
-                "",
-                *model_free_table(inputdir, summary), ""]
+        out += ["## The model-free floor", "",
+                "Each normalized metric's floor on a cohort is the best of the model-free "
+                "panel (`icgbench.model_free`: answers built from the public tables, the "
+                "documentation, the prior and other cohorts' truth, never fitted; its "
+                "scores ship as the truth table `model_free_scores`) or the metric's chance "
+                "level. Per variant: the floor's mean over the sweep's cohorts and which "
+                "answers set it (on how many cohorts).", "",
+                *model_free_table(per_seed), "",
+                "## The references' margins over the floor", "",
+                "Each fitted reference's normalized score per variant and category (0: no "
+                "better than the floor). `tests/test_model_free.py` checks that every "
+                "fitted reference is above the floor in each category it attempts on at "
+                "least 5 of the 6 variants and that the best reference is above it on "
+                "every variant.", "",
+                *margins_table(per_seed), ""]
     return "\n".join(out)

@@ -115,11 +115,15 @@ def runnable(models: Iterable[str]) -> tuple[list[str], list[str]]:
 
 
 def report_row(report: dict[str, Any]) -> dict[str, Any]:
-    """Every metric of a report as flat columns ``<task>.<metric>``, plus the summary."""
+    """Every metric of a report as flat columns ``<task>.<metric>`` (and each normalized
+    metric's ``__floor`` and ``__ceiling``), plus the summary."""
     row: dict[str, Any] = {}
     for task, section in report["tasks"].items():
         for metric, value in section["metrics"].items():
             row[f"{task}.{metric}"] = value
+        for metric, part in section.get("normalized", {}).get("parts", {}).items():
+            row[f"{task}.{metric}__floor"] = part["floor"]
+            row[f"{task}.{metric}__ceiling"] = part["ceiling"]
     details = report["tasks"].get("intervention_conformity", {}).get("details", {})
     for name, d in details.get("interventions", {}).items():
         row[f"intervention_conformity.prior_conforms__{name}"] = int(d["prior_conforms"])

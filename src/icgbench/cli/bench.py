@@ -66,8 +66,10 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--outdir", type=Path, default=None,
                    help="output folder (default: outputs/sweep)")
     p.add_argument("--models", nargs="+", choices=list(DECLARATIONS), default=None,
-                   help="models (default: every model except the oracle, leaving out, with "
-                   "a note, those whose optional dependencies are not installed)")
+                   help="models (default: the board's reference models: every model but "
+                   "the two that read the truth and the generic discovery methods, "
+                   "leaving out, with a note, those whose optional dependencies are not "
+                   "installed)")
     p.add_argument("--cohorts", nargs="+", default=None, metavar="VARIANT",
                    help="variants (default: all six)")
     p.add_argument("--seeds", nargs="+", type=non_negative_int, default=None,

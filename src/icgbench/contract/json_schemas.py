@@ -21,7 +21,7 @@ from icgbench.release.tiers import TIERS as FROZEN_TIERS
 
 DRAFT7 = "http://json-schema.org/draft-07/schema#"
 SUBMISSION_VERSION = "1.0"
-REPORT_VERSION = "1.2"
+REPORT_VERSION = "2.0"
 LEADERBOARD_VERSION = "0.2"
 ID_PATTERN = "^(TR|TE|TG)[0-9]{6,9}$"
 HASH12 = "^[0-9a-f]{12}$"
@@ -200,17 +200,26 @@ def score_report_schema() -> dict[str, Any]:
             "details": {"type": "object"},
             "normalized": {
                 "type": "object",
-                "description": "The task's category score: the mean of its parts, each "
-                "clip((score - chance) / (ceiling - chance), 0, 1).",
+                "description": "The task's category score on this cohort: the mean of its "
+                "parts, each clip((score - floor) / (ceiling - floor), 0, 1); null parts "
+                "(and note) when the result cannot be normalized.",
                 "required": ["category", "score", "parts"],
                 "properties": {
                     "category": {"enum": list(CATEGORIES)},
                     "score": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
+                    "note": {"type": "string", "description": "Why the parts are not "
+                             "normalized (e.g. another responsive threshold)."},
                     "parts": {"type": "object", "additionalProperties": {
                         "type": "object",
-                        "required": ["score", "chance", "ceiling", "normalized"],
-                        "properties": {k: {"type": ["number", "null"]} for k in
-                                       ("score", "chance", "ceiling", "normalized")}}},
+                        "required": ["score", "floor", "floor_answer", "ceiling",
+                                     "normalized"],
+                        "properties": {
+                            **{k: {"type": ["number", "null"]} for k in
+                               ("score", "floor", "ceiling", "normalized")},
+                            "floor_answer": {
+                                "type": ["string", "null"],
+                                "description": "The model-free answer whose score is the "
+                                "floor (model_free_scores), or chance."}}}},
                 },
             },
         },
@@ -270,9 +279,10 @@ def score_report_schema() -> dict[str, Any]:
                         "properties": {c: {"type": ["number", "null"], "minimum": 0,
                                            "maximum": 1} for c in CATEGORIES},
                     },
-                    "overall": {"type": "number", "minimum": 0, "maximum": 1,
+                    "overall": {"type": ["number", "null"], "minimum": 0, "maximum": 1,
                                 "description": "Mean of the normalized category scores, a "
-                                "category not attempted counting 0."},
+                                "category not attempted counting 0; null when an attempted "
+                                "category cannot be normalized (its task's note says why)."},
                     "overall_note": {"type": "string"},
                 },
             },

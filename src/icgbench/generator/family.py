@@ -22,7 +22,9 @@ every edge it could plausibly have: a KCC acting on any exposure-driven state
    prior's sign unless the cohort flips it.
 
 Weights: a skeleton edge's nominal weight, or the group's typical magnitude for the
-others, times a uniform draw from ``SPREAD``; outcome weights are the prior's nominal ones
+others, times a draw: log-uniform from ``KCC_SPREAD`` for a KCC's input to a state's
+exposure drive, uniform from ``SPREAD`` for a host route or a state -> state edge; outcome
+weights are the prior's nominal ones
 times a log-uniform draw from ``OUTCOME_SPREAD``, then rescaled together so that the
 cohort's latent risk has a fixed spread (:func:`.reference.cohort_mechanism`). Signs are
 coherent with the structural prior: a crosstalk edge from state ``p`` to ``c`` has the
@@ -67,8 +69,11 @@ from icgbench.generator.variants import Variant
 #: probability that a candidate not chosen is present anyway.
 CHOICE_WEIGHT = {"skeleton": 1.5, "off_target": 1.0, "crosstalk": 1.0}
 EXTRA = {"skeleton": 0.25, "off_target": 0.08, "crosstalk": 0.12}
-#: The range (uniform) a nominal mechanism weight is multiplied by.
+#: The range (uniform) a nominal state -> state or host-route weight is multiplied by.
 SPREAD = (0.5, 1.5)
+#: The range (log-uniform) a KCC's nominal weight in a state's exposure drive is multiplied
+#: by: how strongly an exposure's KCC profile drives each state is the cohort's own.
+KCC_SPREAD = (0.4, 2.5)
 #: The range (log-uniform) a prior's nominal outcome weight is multiplied by: a cohort's
 #: effects on risk can be a quarter or four times what the prior says.
 OUTCOME_SPREAD = (0.25, 4.0)
@@ -279,6 +284,27 @@ def present_candidates(family: tuple[Candidate, ...], rng: np.random.Generator,
     return present
 
 
+@lru_cache(maxsize=1)
+def edge_probabilities() -> dict[tuple[str, str], float]:
+    """Each candidate edge's probability of being in a cohort's graph (without reversals,
+    which are not public), in closed form from the recipe: chosen as its state's driver
+    (its group's choice weight over those of the state's raising candidates), or else
+    present with its group's ``EXTRA`` probability; an outcome edge always."""
+    family = candidates()
+    out = {}
+    for c in family:
+        if c.group == "outcome":
+            out[(c.node, c.target)] = 1.0
+            continue
+        raising = [o for o in family if o.target == c.target and o.sign > 0
+                   and o.group != "outcome"]
+        total = sum(CHOICE_WEIGHT[o.group] for o in raising)
+        chosen = (CHOICE_WEIGHT[c.group] / total
+                  if c.sign > 0 and c.target != UNDRIVEN else 0.0)
+        out[(c.node, c.target)] = chosen + (1.0 - chosen) * EXTRA[c.group]
+    return out
+
+
 def draw_mechanism(variant: Variant, seed: Seed) -> Mechanism:
     """The mechanism of cohort (variant, seed), from the cohort's ``mechanism`` stream,
     before its outcome weights are rescaled (:func:`.reference.cohort_mechanism`).
@@ -296,8 +322,7 @@ def draw_mechanism(variant: Variant, seed: Seed) -> Mechanism:
     beta = dict.fromkeys(STATES, 0.0)
     for i in sorted(present):
         c = family[i]
-        w = _published(c.nominal * _factor(c.group, magnitude[i],
-                                           reversed_=c.source in flips))
+        w = _published(c.nominal * _factor(c, magnitude[i], reversed_=c.source in flips))
         sign = cohort_sign(c, flips)
         if c.kind == "kcc_state":
             route = HOST_ROUTES.get((c.source, c.target))
@@ -318,16 +343,25 @@ def draw_mechanism(variant: Variant, seed: Seed) -> Mechanism:
     )
 
 
-def _factor(group: str, u: float, reversed_: bool = False) -> float:
-    """The multiplier of a nominal weight for the uniform draw ``u``: a reversed state's
-    outcome weight comes from the upper half of the outcome range (at least the prior's
-    nominal weight), so that every reversal matters to the risk."""
-    if group == "outcome":
+def _factor(c: Candidate, u: float, reversed_: bool = False) -> float:
+    """The multiplier of a candidate's nominal weight for the uniform draw ``u``: a
+    reversed state's outcome weight comes from the upper half of the outcome range (at least
+    the prior's nominal weight), so that every reversal matters to the risk."""
+    if c.group == "outcome":
         low, high = np.log(OUTCOME_SPREAD[0]), np.log(OUTCOME_SPREAD[1])
         if reversed_:
             low = 0.0
         return float(np.exp(low + (high - low) * u))
+    if is_exposure_input(c):
+        low, high = np.log(KCC_SPREAD[0]), np.log(KCC_SPREAD[1])
+        return float(np.exp(low + (high - low) * u))
     return SPREAD[0] + (SPREAD[1] - SPREAD[0]) * u
+
+
+def is_exposure_input(c: Candidate) -> bool:
+    """Whether the candidate is a KCC's input to a state's exposure drive (not a host
+    route)."""
+    return c.kind == "kcc_state" and (c.source, c.target) not in HOST_ROUTES
 
 
 def _draw_flips(variant: Variant, rng: np.random.Generator) -> tuple[str, ...]:

@@ -1,7 +1,8 @@
 """The observation operator: omics measured at visits as noisy functions of the states.
 
 Transcriptomic and epigenomic modules load on the standardised states, linearly or (for
-``nonlinear_obs``) through a saturating, multiplicatively interacting map. Mutational
+``nonlinear_obs``) through a saturating, multiplicatively interacting map; the loadings,
+noise and age drift are the cohort's own draw (:mod:`.measurement`). Mutational
 signature activities and the total mutation count read the cumulative mutation burden,
 attributed to processes by the exposure. Masks switch off whole modalities: at a dropped
 visit, or for every visit of a subject whose modality is masked.
@@ -14,15 +15,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from icgbench.contract.vocabulary import (
-    EPIGENOMIC_MODULES,
     MODALITIES,
     SIGNATURES,
     SPLIT_DOMAIN,
-    STATES,
-    TRANSCRIPTOMIC_MODULES,
 )
 from icgbench.generator import mechanism as mech
 from icgbench.generator.dynamics import RiskScale, Trajectories
+from icgbench.generator.measurement import Measurement, cohort_measurement
 from icgbench.generator.population import Population
 from icgbench.generator.site import recalibrated
 from icgbench.generator.streams import Seed, stream
@@ -41,36 +40,32 @@ class Observations:
     observed: np.ndarray  # (n, V, len(MODALITIES)) bool
 
 
-def loading_matrix(loadings: dict[str, dict[str, float]], modules: tuple[str, ...]) -> np.ndarray:
-    """Module x state loading matrix from a {module: {state: loading}} table."""
-    w = np.zeros((len(modules), len(STATES)))
-    for i, module in enumerate(modules):
-        for state, value in loadings[module].items():
-            w[i, STATES.index(state)] = value
-    return w
-
-
 def _omics(
-    variant: Variant, z: np.ndarray, w: np.ndarray, rng: np.random.Generator
+    variant: Variant, z: np.ndarray, measurement: Measurement, rows: slice,
+    rng: np.random.Generator,
 ) -> np.ndarray:
-    """Module readouts (n, V, m) from standardised states z (n, V, S).
+    """Readouts (n, V, m) of the modules ``rows`` of the cohort's measurement model from
+    standardised states z (n, V, S).
 
     Each subject has its own persistent offset and gain per module (individual baseline
     expression and responsiveness), and each measurement its own noise.
     """
+    w = measurement.loadings[rows]
     n, nv, m = z.shape[0], z.shape[1], w.shape[0]
     draws = rng.standard_normal((n, 2 * m + nv * m))
-    offset = variant.module_offset_sd * draws[:, :m]
-    gain = np.exp(variant.module_gain_log_sd * draws[:, m : 2 * m])
+    offset = measurement.offset_sd[rows] * draws[:, :m]
+    gain = np.exp(measurement.gain_log_sd[rows] * draws[:, m : 2 * m])
     noise = draws[:, 2 * m :].reshape(n, nv, m)
-    lin = z @ w.T
+    lin = np.zeros((n, nv, m))
+    for j in range(w.shape[1]):  # a fixed order of additions, not BLAS: the same bits
+        lin += z[:, :, j : j + 1] * w[:, j]  # on every CPU
     if variant.observation_operator == "nonlinear":
-        main = np.argmax(np.abs(w), axis=1)
-        partner = (main + mech.NL_PARTNER_OFFSET) % len(STATES)
+        partner = measurement.partner[rows]
         lin = mech.NL_GAIN * np.tanh(mech.NL_SLOPE * lin) * np.exp(
             mech.NL_INTERACTION * np.tanh(z[:, :, partner])
         )
-    return gain[:, None, :] * lin + offset[:, None, :] + variant.observation_noise_sd * noise
+    return gain[:, None, :] * lin + offset[:, None, :] + (
+        measurement.noise_sd[rows] * noise)
 
 
 def _site_shift(
@@ -110,17 +105,17 @@ def observe(
     z = np.transpose(z, (2, 0, 1))  # (n, V, S)
     nv = len(visit_months)
 
-    w_tx = loading_matrix(mech.TRANSCRIPTOMIC_LOADINGS, TRANSCRIPTOMIC_MODULES)
-    w_epi = loading_matrix(mech.EPIGENOMIC_LOADINGS, EPIGENOMIC_MODULES)
-    tx = _omics(variant, z, w_tx, rng("noise_transcriptomic"))
-    epi = _omics(variant, z, w_epi, rng("noise_epigenomic"))
+    measurement = cohort_measurement(variant, seed)
+    tx = _omics(variant, z, measurement, measurement.transcriptomic(),
+                rng("noise_transcriptomic"))
+    epi = _omics(variant, z, measurement, measurement.epigenomic(),
+                 rng("noise_epigenomic"))
     if SPLIT_DOMAIN.get(pop.split) == "target":
         calibration = stream(vh, seed, pop.split, "site_shift")  # one draw per cohort
         noise = calibration if block == 0 else rng("site_shift")
         tx, epi = _site_shift(variant, calibration, noise, tx, epi)
     decades = (pop.age - mech.AGE_CENTER) / 10.0
-    for module, slope in mech.AGE_CLOCK_MODULES.items():
-        epi[:, :, EPIGENOMIC_MODULES.index(module)] += slope * decades[:, None]
+    epi += measurement.age_slope * decades[:, None, None]
 
     parts = np.transpose(traj.mutation_parts[rows], (2, 0, 1))  # (n, V, 3)
     shares = pop.mixture @ mech.ADDUCT_SIGNATURE_SHARES  # (n, 3)

@@ -2,19 +2,16 @@
 
 latent_risk standardises each state by its end-of-follow-up mean and sd, and the hazard
 intercept is solved so the source domain's mean event probability equals the variant's
-``target_prevalence``. The prior's risk equation (:mod:`.prior`) shares that
-standardisation and intercept, and its hazard scale is solved on the same population.
-All are computed once per (variant, mechanism, months) on a reference population of the
-variant drawn from its own stream and run through the cohort's mechanism, so they depend
-on the cohort's graph but never on its size or its subjects.
+``target_prevalence``. All are computed once per (variant, mechanism, months) on a
+reference population of the variant drawn from its own stream and run through the
+cohort's mechanism, so they depend on the cohort's graph but never on its size or its
+subjects.
 
 Every average here is a correctly rounded sum (``math.fsum``), not numpy's reduction: the
 order in which numpy adds depends on the CPU's vector width, and a last-bit difference in
-these constants is a different published file. The prior's equation is published to
-``PUBLISHED_DECIMALS`` like every other number of the release, and its hazard scale is
-solved for the rounded equation.
+these constants is a different published file.
 
-Both roots are found with scipy's ``brentq``. For every registered variant at its own
+The roots are found with scipy's ``brentq``. For every registered variant at its own
 follow-up they are also shipped, solved ahead, in ``solved_roots.json``, and generation
 reads them from there. That makes the release's constants the same bits on every CPU:
 the simulation's vectorised exp and log differ in the last bit between CPUs (numpy's
@@ -48,7 +45,6 @@ from icgbench.generator.dynamics import (
 from icgbench.generator.family import Mechanism, draw_mechanism
 from icgbench.generator.mechanism import LATENT_RISK_SD, PUBLISHED_DECIMALS
 from icgbench.generator.population import Population, sample_population
-from icgbench.generator.prior import PriorEquation, prior_signs, prior_weights
 from icgbench.generator.streams import Seed
 from icgbench.generator.variants import Variant
 
@@ -162,24 +158,6 @@ def _published(x: np.ndarray | float) -> np.ndarray:
     return np.round(np.asarray(x, dtype=np.float64), PUBLISHED_DECIMALS)
 
 
-def _prior(scale: RiskScale, months: int, hazard_scale: float) -> PriorEquation:
-    return PriorEquation(signs=prior_signs(), weights=prior_weights(),
-                         mean=_published(scale.mean), sd=_published(scale.sd),
-                         intercept=float(_published(scale.intercept)),
-                         hazard_scale=hazard_scale, months=months)
-
-
-def _hazard_scale_gap(variant: Variant, mechanism: Mechanism, months: int, scale: RiskScale
-                      ) -> Gap:
-    end = _reference_end_states(variant, mechanism, months).T
-
-    def gap(log_scale: float) -> float:
-        risk = _prior(scale, months, math.exp(log_scale)).risk(end)
-        return _average(risk) - variant.target_prevalence
-
-    return gap
-
-
 @functools.lru_cache(maxsize=64)
 def reference_scale(variant: Variant, mechanism: Mechanism, months: int) -> RiskScale:
     """Standardisation and intercept of latent_risk for one cohort's mechanism and
@@ -265,31 +243,14 @@ def _bounded_root(gap: Gap, low: float, high: float) -> float:
     return float(brentq(gap, low, high, xtol=1e-9))
 
 
-@functools.lru_cache(maxsize=64)
-def prior_equation(variant: Variant, mechanism: Mechanism, months: int) -> PriorEquation:
-    """The prior's risk equation for one cohort and follow-up (see :mod:`.prior`).
-
-    Its standardisation and intercept are the DGP's, rounded to the release's published
-    precision; its signs and weights are the prior's nominal ones, never the cohort's; the
-    hazard scale is solved for that rounded equation, then rounded too.
-    """
-    scale = reference_scale(variant, mechanism, months)
-    log_scale = _root(_hazard_scale_gap(variant, mechanism, months, scale), variant,
-                      mechanism, months, "log_hazard_scale")
-    return _prior(scale, months, float(_published(math.exp(log_scale))))
-
-
 def solve_roots(variant: Variant, mechanism: Mechanism, months: int) -> dict[str, str]:
-    """Both roots of one cohort's mechanism and follow-up solved now, never read from the
+    """The roots of one cohort's mechanism and follow-up solved now, never read from the
     file."""
     unit = _unit_scale(variant, mechanism, months)
     intercept = solve(_intercept_gap(variant, mechanism, months, unit))
-    scale = replace(unit, intercept=intercept)
-    log_scale = solve(_hazard_scale_gap(variant, mechanism, months, scale))
     low, high = (math.log(b) for b in variant.target_host_sd_bounds)
     spread = _bounded_root(_spread_gap(variant, mechanism, months), low, high)
     return {root_key(variant, mechanism, months, "intercept"): intercept.hex(),
-            root_key(variant, mechanism, months, "log_hazard_scale"): log_scale.hex(),
             root_key(variant, mechanism, months, "log_target_spread"): spread.hex()}
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -41,8 +42,8 @@ from icgbench.generator.interventions import (
 )
 from icgbench.generator.observation import Observations, observe
 from icgbench.generator.population import Population, sample_population
-from icgbench.generator.prior import PriorEquation
-from icgbench.generator.reference import cohort_mechanism, dynamics_constants, prior_equation
+from icgbench.generator.prior import prior_signs, prior_weights
+from icgbench.generator.reference import cohort_mechanism, dynamics_constants
 from icgbench.generator.streams import Seed, stream
 from icgbench.generator.variants import Variant, get_variant
 from icgbench.io.arrow import array, strings, table
@@ -158,7 +159,26 @@ def simulate(
                for split in HELD_OUT}
     tables = {**subject_tables(parts), **cohort_tables(variant, seed, months, effects,
                                                         {s: sizes[s] for s in HELD_OUT})}
+    from icgbench.model_free.panel import model_free_scores
+
+    tables[PANEL_TABLE] = model_free_scores(variant, seed, tables, published_effects)
     return Cohort(variant, seed, months, dict(sizes), {t: tables[t] for t in TABLE_ORDER})
+
+
+@functools.lru_cache(maxsize=256)
+def published_effects(variant: Variant, seed: int) -> dict[str, float]:
+    """A frozen cohort's published test-split average effects (its ``intervention_effects``
+    ``mean_effect``), simulated at its own tier's size: what an answer that copies another
+    cohort's truth reads."""
+    from icgbench.release.tiers import TIERS
+
+    tier = next(t for t in TIERS.values() if seed in t.seeds)
+    months = tier.months or variant.months
+    sizes = {"train": 0, "test": tier.sizes["test"], "target_test": 0}
+    sums = add_in_order([simulate_block(variant, seed, b, months, visit_months(variant, months)
+                                        ).effect_sums() for b in split_blocks(sizes)])
+    return {n: round(float(s / sizes["test"]), mech.PUBLISHED_DECIMALS)
+            for n, s in zip(intervention_names(), sums, strict=True)}
 
 
 # --- table layout ------------------------------------------------------------------------
@@ -243,7 +263,10 @@ def _rows(p: BlockResult) -> int:
     return len(p.ids) * len(p.observations.visit_months)
 
 
-def _states(parts: list[BlockResult], with_split: bool) -> pa.Table:
+def _states(parts: list[BlockResult], truth: bool) -> pa.Table:
+    """The states at every recorded month; the truth (held-out splits) also has the split
+    and latent_risk, which the public train table leaves out: it is a function of the
+    cohort's outcome weights, which a public column must never hand out."""
     cols: dict[str, list[np.ndarray]] = {"subject_id": [], "split": [], "month": []}
     for name in (*STATES, RISK_STATE):
         cols[name] = []
@@ -257,30 +280,16 @@ def _states(parts: list[BlockResult], with_split: bool) -> pa.Table:
             cols[s].append(_round(t.states[:, j, :].T.reshape(-1)))
         cols[RISK_STATE].append(_round(t.latent_risk.T.reshape(-1)))
     out = {k: np.concatenate(v) for k, v in cols.items()}
-    if not with_split:
-        del out["split"]
+    if not truth:
+        del out["split"], out[RISK_STATE]
     return table(out)
 
 
-def _structural_prior(equation: PriorEquation) -> pa.Table:
-    """The prior per state, with its risk equation (constants repeated on every row).
-
-    The equation is defined by the published values, which are already at the release's
-    published precision (see :func:`.reference.prior_equation`).
-    """
-    n = len(STATES)
-    return table(
-        {
-            "state": list(STATES),
-            "prior_sign": equation.signs.astype(np.int64),
-            "prior_weight": equation.weights,
-            "reference_mean": equation.mean,
-            "reference_sd": equation.sd,
-            "intercept": np.full(n, equation.intercept),
-            "hazard_scale": np.full(n, equation.hazard_scale),
-            "months": np.full(n, equation.months, dtype=np.int64),
-        }
-    )
+def _structural_prior() -> pa.Table:
+    """The prior per state: its sign and nominal weight (the equation built from them is
+    calibrated on the public train tables, :mod:`.prior`)."""
+    return table({"state": list(STATES), "prior_sign": prior_signs(),
+                  "prior_weight": prior_weights()})
 
 
 #: Tables with a row per subject (or subject-visit), built from any run of blocks.
@@ -289,11 +298,13 @@ HELD_OUT_TABLES = ("test_outcomes", "test_states", "counterfactual_risks", "reac
 #: Tables of the cohort as a whole (small): the registry, the priors, the graph, the effects.
 COHORT_TABLES = ("interventions", "structural_prior", "prior_graph", "nodes",
                  "intervention_effects", "graph")
+#: The model-free panel's scores: graded from every other table (:mod:`icgbench.model_free`).
+PANEL_TABLE = "model_free_scores"
 #: The order of ``Cohort.tables``.
 TABLE_ORDER = ("subjects", "observations", "masks", "train_outcomes", "train_states",
                "interventions", "structural_prior", "prior_graph", "nodes", "test_outcomes",
                "test_states", "kcc_activations", "host_latents", "counterfactual_risks",
-               "reachable_risks", "intervention_effects", "graph")
+               "reachable_risks", "intervention_effects", "graph", PANEL_TABLE)
 HELD_OUT = ("test", "target_test")
 
 
@@ -312,7 +323,7 @@ def subject_tables(parts: list[BlockResult]) -> dict[str, pa.Table]:
         tables["train_outcomes"] = table(
             {"subject_id": _concat(train, lambda p: p.ids),
              "event": _concat(train, lambda p: p.event.astype(np.int64))})
-        tables["train_states"] = _states(train, with_split=False)
+        tables["train_states"] = _states(train, truth=False)
     if held_out:
         tables["test_outcomes"] = table({
             "subject_id": _concat(held_out, lambda p: p.ids),
@@ -320,7 +331,7 @@ def subject_tables(parts: list[BlockResult]) -> dict[str, pa.Table]:
             "event": _concat(held_out, lambda p: p.event.astype(np.int64)),
             "true_risk": _round(_concat(held_out, lambda p: p.risk[0])),
         })
-        tables["test_states"] = _states(held_out, with_split=True)
+        tables["test_states"] = _states(held_out, truth=True)
     tables["kcc_activations"] = table(
         {"subject_id": _concat(parts, lambda p: p.ids)}
         | {k: _round(_concat(parts, lambda p, j=j: p.population.activation[:, j]))
@@ -378,7 +389,7 @@ def cohort_tables(variant: Variant, seed: Seed, months: int,
                 "prior_direction": [prior_direction(r[0]) for r in registry],
             }
         ),
-        "structural_prior": _structural_prior(prior_equation(variant, mechanism, months)),
+        "structural_prior": _structural_prior(),
         "prior_graph": table({"source": [e[0] for e in prior_edges],
                               "target": [e[1] for e in prior_edges],
                               "kind": [e[2] for e in prior_edges],

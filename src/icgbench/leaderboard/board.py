@@ -16,7 +16,7 @@ import gzip
 import logging
 import statistics
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from icgbench.api.tables import tier_descriptor
@@ -185,6 +185,9 @@ class Ranked:
     low: float | None = None
     high: float | None = None
     tied: bool = False  # tied with the leader (the leader itself: False)
+    #: For ``overall``: each category's (normalized mean, interval low, interval high).
+    categories: Mapping[str, tuple[float | None, float | None, float | None]] = field(
+        default_factory=dict)
 
 
 def over_seeds(values: list[float]) -> tuple[float | None, float | None]:
@@ -245,13 +248,77 @@ def floors_of(entries: list[LeaderboardEntry]) -> set[tuple[str, str]]:
             if is_floor(e.model_name, e.package_version)}
 
 
+def part_scores(e: LeaderboardEntry) -> dict[tuple[str, str], float | None]:
+    """The entry's value of every normalized metric it records."""
+    from icgbench.tasks import TASKS
+
+    return {(t, p.metric): e.scores[t].get(p.metric) for t, task in TASKS.items()
+            if t in e.scores for p in task.normalized}
+
+
+def part_bounds(e: LeaderboardEntry) -> dict[tuple[str, str], tuple[float, float]]:
+    """The (floor, ceiling) the entry records for each normalized metric of its cohort."""
+    from icgbench.leaderboard.entry import CEILING_SUFFIX, FLOOR_SUFFIX
+
+    out = {}
+    for (task, metric) in part_scores(e):
+        floor = e.scores[task].get(f"{metric}{FLOOR_SUFFIX}")
+        ceiling = e.scores[task].get(f"{metric}{CEILING_SUFFIX}")
+        if floor is not None and ceiling is not None:
+            out[(task, metric)] = (floor, ceiling)
+    return out
+
+
 def rank_overall(entries: list[LeaderboardEntry], variants: list[str] | None = None,
                  floors: Floors = frozenset()) -> list[Ranked]:
-    """Models ordered best first on ``overall`` averaged over their entries (of
-    ``variants``, default all): the board's overall ranking. ``seeds`` counts the cohorts."""
-    groups = _groups(entries, lambda e: variants is None or e.variant_name in variants,
-                     lambda e: e.scores.get("summary", {}).get("overall"))
-    return [r for r in _ranked(groups, True, floors) if r.seeds]
+    """Models ordered best first on ``overall`` over the cohorts of ``variants`` (default
+    all) on the board: the board's overall ranking.
+
+    Each category's score is the normalized mean over those cohorts (every cohort of the
+    board counts for every model: one it has no entry for counts as its floor;
+    :func:`icgbench.tasks.normalized.aggregate`); the interval and the ties are over the
+    cohorts' contributions to the unclipped mean. ``seeds`` counts the cohorts the model
+    has entries for."""
+    from icgbench.leaderboard.uncertainty import interval, tied_with_leader
+    from icgbench.tasks import TASKS
+    from icgbench.tasks.normalized import aggregate
+
+    pool = [e for e in entries if variants is None or e.variant_name in variants]
+    cohorts = sorted({(e.variant_name, e.seed) for e in pool})
+    bounds: dict[tuple[str, int], dict[tuple[str, str], tuple[float, float]]] = {}
+    by_model: dict[tuple[str, str], list[LeaderboardEntry]] = {}
+    for e in pool:
+        bounds.setdefault((e.variant_name, e.seed), {}).update(part_bounds(e))
+        by_model.setdefault((e.model_name, e.package_version), []).append(e)
+    results = {}
+    for key, mine in by_model.items():
+        attempted = {TASKS[t].category for e in mine for t in e.scores if t in TASKS}
+        results[key] = aggregate({(e.variant_name, e.seed): part_scores(e) for e in mine},
+                                 bounds, cohorts, attempted)
+    order = sorted(results, key=lambda k: (-results[k].overall, k[0], k[1]))
+    ranked = [k for k in order if k not in floors]
+    tied: set[str] = set()
+    if ranked:
+        named = {f"{m} {v}": results[(m, v)].contributions["overall"] for m, v in ranked}
+        tied = tied_with_leader(named, f"{ranked[0][0]} {ranked[0][1]}")
+    rows = []
+    for m, v in order:
+        agg = results[(m, v)]
+        shares = list(agg.contributions["overall"].values())
+        low, high = _clipped(interval(shares))
+        categories = {c: (value, *_clipped(interval(list(agg.contributions[c].values()))))
+                      if value is not None else (None, None, None)
+                      for c, value in agg.categories.items()}
+        rows.append(Ranked(m, v, agg.overall, statistics.stdev(shares) if len(shares) > 1
+                           else None, len(by_model[(m, v)]), low, high, f"{m} {v}" in tied,
+                           categories))
+    return rows
+
+
+def _clipped(bounds: tuple[float, float] | None) -> tuple[float | None, float | None]:
+    if bounds is None:
+        return None, None
+    return min(1.0, max(0.0, bounds[0])), min(1.0, max(0.0, bounds[1]))
 
 
 def rank(entries: list[LeaderboardEntry], variant: str, task: str, metric: str,

@@ -18,6 +18,10 @@ SUBMISSIONS = "submissions"
 #: other scripts' digits), seconds at most to the microsecond, a final Z and nothing after.
 TIMESTAMP = re.compile(r"([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2})"
                        r"(?:\.([0-9]{1,6}))?Z", re.ASCII)
+#: The keys beside a task's headline metrics that record a normalized metric's floor and
+#: ceiling on the entry's cohort.
+FLOOR_SUFFIX = "__floor"
+CEILING_SUFFIX = "__ceiling"
 #: How far a recorded time may be ahead of the clock of the check (clocks differ).
 CLOCK_SKEW = dt.timedelta(days=1)
 
@@ -133,13 +137,23 @@ def timestamp_problem(text: str, earliest: str | None = None,
 
 
 def headline_scores(report: dict[str, Any]) -> dict[str, dict[str, float | None]]:
-    """The per-task summary scores an entry records (each task's declared headline), and
-    the summary: the seed's composite, ``overall`` and each attempted category's
-    normalized score."""
+    """The per-task summary scores an entry records: each task's declared headline, each
+    normalized metric's floor and ceiling on the cohort (``<metric>__floor``,
+    ``<metric>__ceiling``: what the board normalizes a mean over cohorts with), and the
+    summary: the seed's composite, ``overall`` and each attempted category's normalized
+    score on the cohort."""
     from icgbench.tasks import TASKS
 
-    scores = {name: {m: report["tasks"][name]["metrics"].get(m) for m in task.headline}
-              for name, task in TASKS.items() if name in report["tasks"]}
+    scores = {}
+    for name, task in TASKS.items():
+        if name not in report["tasks"]:
+            continue
+        section = report["tasks"][name]
+        values = {m: section["metrics"].get(m) for m in task.headline}
+        for metric, part in section.get("normalized", {}).get("parts", {}).items():
+            values[f"{metric}{FLOOR_SUFFIX}"] = part["floor"]
+            values[f"{metric}{CEILING_SUFFIX}"] = part["ceiling"]
+        scores[name] = values
     summary = report["summary"]
     scores["summary"] = {"composite": summary["composite"], "overall": summary["overall"],
                          **{f"normalized_{c}": v for c, v in summary["normalized"].items()

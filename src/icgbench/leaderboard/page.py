@@ -73,26 +73,40 @@ class Page:
 
 def oracle_entries(entries: list[LeaderboardEntry]) -> list[LeaderboardEntry]:
     """The ceiling and the oracle scored on every cohort the board holds (empty without
-    the release)."""
+    the release), graded as every model is: structure at the K* of their calibration-cohort
+    submission (docs/baselines.md grades them the same way)."""
+    from icgbench.api.tables import tier_descriptor
     from icgbench.models import CohortData, get_model
     from icgbench.scorer import score
+    from icgbench.tasks.graph_metrics import best_k
+
+    def reports(variant: str, seed: int, tier: str, k: dict[str, int | None]) -> list[dict]:
+        data = CohortData.load(variant, seed, tier)
+        out = []
+        for name in truth_readers():
+            model = get_model(name)
+            model.fit(data)
+            out.append(score(model.submission(data), structure_k=k.get(name)).document)
+        return out
 
     out = []
     fingerprints: dict[tuple[str, int], set[str]] = {}
     for e in entries:
         fingerprints.setdefault((e.variant_name, e.seed), set()).add(e.release_fingerprint)
+    k_stars: dict[str, dict[str, int | None]] = {}
     for (variant, seed), wanted in sorted(fingerprints.items()):
         for tier in ("full", "small"):
             try:
-                data = CohortData.load(variant, seed, tier)
-                reports = []
-                for name in truth_readers():
-                    model = get_model(name)
-                    model.fit(data)
-                    reports.append(score(model.submission(data)).document)
+                if tier not in k_stars:
+                    calibration = tier_descriptor(tier).calibration_cohort
+                    k_stars[tier] = {
+                        r["model"]["name"]: best_k(r["tasks"]["structure_recovery"]
+                                                   ["details"]["curve"])
+                        for r in reports(*calibration, tier, {})}
+                graded = reports(variant, seed, tier, k_stars[tier])
             except UserError:
                 continue
-            if reports[0]["release_fingerprint"] not in wanted:
+            if graded[0]["release_fingerprint"] not in wanted:
                 continue
             out += [LeaderboardEntry(
                 schema_version=SCHEMA_VERSION, submitted_at="", tier=tier,
@@ -101,7 +115,7 @@ def oracle_entries(entries: list[LeaderboardEntry]) -> list[LeaderboardEntry]:
                 package_version=report["model"]["version"], scores=headline_scores(report),
                 notes="reads the truth", seed=seed, data_version=report["data_version"],
                 release_fingerprint=report["release_fingerprint"], submission_path="",
-                submission_sha256="") for report in reports]
+                submission_sha256="") for report in graded]
             break
     return out
 
@@ -176,8 +190,8 @@ def _rows(entries: list[LeaderboardEntry], oracle: list[LeaderboardEntry], varia
 
 def overall_rows(entries: list[LeaderboardEntry], references: list[LeaderboardEntry]
                  ) -> list[dict[str, Any]]:
-    """The overall ranking: per model, ``overall`` and each category's normalized score
-    averaged over its entries (every cohort of the board), best first; the models that
+    """The overall ranking: per model, ``overall`` and each category's normalized mean over
+    every cohort of the board (:func:`.board.rank_overall`), best first; the models that
     read the truth follow as reference lines, unranked."""
     rows = []
     for reference, pool in ((False, entries), (True, references)):
@@ -185,10 +199,9 @@ def overall_rows(entries: list[LeaderboardEntry], references: list[LeaderboardEn
         groups = _by_model(pool)
         for r in rank_overall(pool, floors=floors_of(pool)):
             mine = groups[(r.model, r.package_version)]
-            cells = []
-            for name in ("overall", *(f"normalized_{c}" for c in CATEGORIES)):
-                cells.append(_cell([v for e in mine if (v := e.scores.get("summary", {}).get(
-                    name)) is not None]))
+            cells = [_stat_cell(r.mean, r.low, r.high)]
+            cells += [_stat_cell(*r.categories.get(c, (None, None, None)))
+                      for c in CATEGORIES]
             line = reference or is_floor(r.model, r.package_version)
             place += not line
             rows.append({"rank": "" if line else f"={place}" if r.tied else str(place),
@@ -196,6 +209,13 @@ def overall_rows(entries: list[LeaderboardEntry], references: list[LeaderboardEn
                          "model": r.model, "version": r.package_version, "cells": cells,
                          "cohorts": len(mine), "reference": line, "tied": r.tied and not line})
     return rows
+
+
+def _stat_cell(mean: float | None, low: float | None, high: float | None) -> dict[str, Any]:
+    """A table cell from a mean and its interval (None: not attempted)."""
+    return {"text": _fmt(mean, ""), "sort": "" if mean is None else f"{mean:.9g}",
+            "ci": None if low is None or high is None else f"[{_fmt(low, '')}, "
+                                                           f"{_fmt(high, '')}]"}
 
 
 def _link_label(e: LeaderboardEntry) -> str:

@@ -25,7 +25,8 @@ ORDER = ("random", "logistic_direct", "mbcnet_v0_1", "mbcnet_sign_constrained",
          "panel_regression", "pc", "ges", "direct_lingam", "pcmci_plus", "ceiling", "oracle")
 
 #: The class attributes read without importing the model, with their base-class defaults.
-DECLARED = {"name": None, "aliases": (), "oracle": False, "requires": (), "extra": None}
+DECLARED = {"name": None, "aliases": (), "oracle": False, "requires": (), "extra": None,
+            "board": True}
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,7 @@ class Declaration:
     oracle: bool
     requires: tuple[str, ...]
     extra: str | None
+    board: bool
 
 
 def _class_literals(tree: ast.Module) -> dict[str, dict[str, Any]]:
@@ -145,8 +147,10 @@ def missing_requirement(name: str) -> str | None:
 
 
 def competitors() -> list[str]:
-    """Every model except the oracle (the default of sweeps and the leaderboard)."""
-    return [n for n, m in DECLARATIONS.items() if not m.oracle]
+    """The reference models of the board (the default of sweeps): every model that fits
+    data, except those that read neither the documentation nor the prior (``board =
+    False``), which score below the model-free floor."""
+    return [n for n, m in DECLARATIONS.items() if not m.oracle and m.board]
 
 
 __all__ = ["ALIASES", "DECLARATIONS", "MODELS", "CohortData", "Declaration", "ReferenceModel",

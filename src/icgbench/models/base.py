@@ -66,16 +66,14 @@ class CohortData:
                         strict=True))
 
     def prior_equation(self) -> PriorEquation:
-        """The structural prior's risk equation, as the release publishes it."""
+        """The structural prior's risk equation, calibrated on the public train tables as
+        the release documents it (:mod:`icgbench.generator.prior`)."""
         table = self.structural_prior.set_index("state").loc[list(STATES)]
-        first = table.iloc[0]
-        return PriorEquation(
-            signs=table.prior_sign.to_numpy(dtype=np.int64),
-            weights=table.prior_weight.to_numpy(dtype=np.float64),
-            mean=table.reference_mean.to_numpy(dtype=np.float64),
-            sd=table.reference_sd.to_numpy(dtype=np.float64),
-            intercept=float(first.intercept), hazard_scale=float(first.hazard_scale),
-            months=int(first.months))
+        end = self.end_states()
+        events = self.train_outcomes.set_index("subject_id").event.loc[end.index]
+        return PriorEquation.calibrated(end[list(STATES)].to_numpy(dtype=np.float64),
+                                        events.to_numpy(dtype=np.float64),
+                                        table.prior_sign.to_numpy(dtype=np.int64))
 
     def intervention_scales(self) -> dict[str, dict[str, float]]:
         out: dict[str, dict[str, float]] = {}
@@ -102,6 +100,9 @@ class ReferenceModel:
     #: provides them (``pip install 'icgbench[EXTRA]'``).
     requires: ClassVar[tuple[str, ...]] = ()
     extra: ClassVar[str | None] = None
+    #: False for a model that reads neither the documentation nor the prior: it scores
+    #: below the model-free floor, so it is runnable but not one of the board's references.
+    board: ClassVar[bool] = True
 
     def fit(self, data: CohortData) -> None:
         raise NotImplementedError

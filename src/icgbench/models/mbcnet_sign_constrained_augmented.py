@@ -4,7 +4,8 @@ Seed 000's third MB-CNet (short name ``sign_constrained_augmented``). Stage 2 is
 mbcnet_sign_constrained's, fitted on the train subjects plus synthetic rows: for every
 intervention and every train subject, the subject's predicted end-of-follow-up states
 (stage 1's out-of-bag prediction) with the intervention applied, labelled by the
-structural prior's published risk equation (the ``structural_prior`` table). As ICg-CaST
+structural prior's risk equation (the ``structural_prior`` table's signs and weights,
+calibrated on the public train tables as docs/dgp.md defines it). As ICg-CaST
 does, each synthetic row gets a Bernoulli label drawn from the equation's risk
 (``SAMPLES_PER_INTERVENTION`` draws per intervention and subject, from the model's own
 seeded stream) and the weight ``1 / (samples x interventions)``, so all synthetic rows

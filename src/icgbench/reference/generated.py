@@ -41,8 +41,10 @@ def family_markdown() -> str:
         groups.setdefault(c.group, []).append(c)
     out = ["| group | candidates | driver choice weight | extra probability | weight |",
            "| --- | --- | --- | --- | --- |"]
-    weight = {"skeleton": f"nominal x U{fam.SPREAD}",
-              "off_target": f"{fam.OFF_TARGET_WEIGHT} x U{fam.SPREAD}",
+    weight = {"skeleton": f"nominal x log-uniform{fam.KCC_SPREAD} for a KCC's exposure "
+                          f"input, nominal x U{fam.SPREAD} for a host route or a state -> "
+                          "state edge",
+              "off_target": f"{fam.OFF_TARGET_WEIGHT} x log-uniform{fam.KCC_SPREAD}",
               "crosstalk": f"the child's crosstalk scale x U{fam.SPREAD}",
               "outcome": f"the prior's weight x log-uniform{fam.OUTCOME_SPREAD}, rescaled"}
     for group, members in groups.items():
@@ -91,10 +93,48 @@ def categories_markdown() -> str:
     return "\n".join(out)
 
 
+def measurement_markdown() -> str:
+    """The family of measurement models: its ranges, and the documented loadings."""
+    from icgbench.generator import measurement as m
+    from icgbench.generator import mechanism as mech
+
+    out = ["| part of a cohort's measurement model | drawn per cohort |", "| --- | --- |",
+           f"| a documented loading (table below) | its value x log-uniform"
+           f"{m.LOADING_SPREAD} |",
+           f"| any other (module, state) loading | present with probability "
+           f"{m.CROSS_LOADING_P}: magnitude U{m.CROSS_LOADING_RANGE}, sign + or - |",
+           "| each module's noise sd, the subjects' offset sd and gain log-sd | the "
+           f"variant's value (`bench info`) x log-uniform{m.NOISE_SPREAD} |",
+           f"| each epigenomic module's drift per decade of age (from "
+           f"{mech.AGE_CENTER:g} years) | U{m.AGE_SLOPE_RANGE} |",
+           "| `nonlinear_obs`: each module's partner state | uniform among the states its "
+           "largest loading does not read |", "",
+           "The documented loadings (module: state x loading):", "",
+           "| module | documented loadings |", "| --- | --- |"]
+    for module, loadings in {**mech.TRANSCRIPTOMIC_LOADINGS,
+                             **mech.EPIGENOMIC_LOADINGS}.items():
+        out.append(f"| `{module}` | " + ", ".join(f"`{s}` {w:+g}" for s, w in
+                                                  loadings.items()) + " |")
+    return "\n".join(out)
+
+
+def panel_markdown() -> str:
+    """The model-free panel: every answer, what it submits, which categories it has."""
+    from icgbench.model_free.answers import ANSWERS, READS_TRUTH
+
+    out = ["| answer | what it submits |", "| --- | --- |"]
+    for name, answer in ANSWERS.items():
+        doc = " ".join((answer.__doc__ or "").split())
+        if name in READS_TRUTH:
+            doc += " (a bound, not a submission)"
+        out.append(f"| `{name}` | {doc} |")
+    return "\n".join(out)
+
+
 #: Page -> (section name, generator) pairs.
 SECTIONS: dict[str, list[tuple[str, Callable[[], str]]]] = {
-    "docs/dgp.md": [("family", family_markdown)],
-    "docs/scoring.md": [("categories", categories_markdown)],
+    "docs/dgp.md": [("family", family_markdown), ("measurement", measurement_markdown)],
+    "docs/scoring.md": [("categories", categories_markdown), ("panel", panel_markdown)],
 }
 
 

@@ -53,10 +53,12 @@ TABLES: dict[str, tuple[str, str]] = {
     "interventions": ("public", "The do_* registry: which states each intervention scales, "
                       "by how much, and the structural prior's expected direction."),
     "structural_prior": ("public", "The structural prior: expected sign and nominal weight "
-                         "of each state's effect on risk, and the prior's risk equation "
-                         "(risk = 1 - exp(-hazard_scale * months * exp(intercept + sum of "
-                         "prior_sign * prior_weight * (state - reference_mean) / "
-                         "reference_sd)), state at the end of follow-up)."),
+                         "of each state's effect on risk. The prior's risk equation built "
+                         "from them is risk = 1 - exp(-exp(intercept + sum of prior_sign * "
+                         "prior_weight * (state - mean) / sd)), state at the end of "
+                         "follow-up, mean and sd (ddof 0) over the train split's subjects, "
+                         "intercept such that the mean risk over them is their event rate "
+                         "(docs/dgp.md)."),
     "prior_graph": ("public", "The structural prior's graph: a noisy view of the family of "
                     "mechanisms the cohort's graph is drawn from (edges missing, reversed and "
                     "spurious at documented rates), not the cohort's graph."),
@@ -77,6 +79,11 @@ TABLES: dict[str, tuple[str, str]] = {
                              "direction and mean risk change."),
     "graph": ("truth", "The true causal graph over the public node set, with signs and "
               "weights."),
+    "model_free_scores": ("truth", "The model-free panel's scores on the cohort: every "
+                          "answer built without fitting anything (docs/scoring.md), graded "
+                          "on every normalized metric it has. The floor of a metric's "
+                          "normalized score is the best of them (or the metric's chance "
+                          "level, when higher)."),
 }
 
 
@@ -94,14 +101,17 @@ def _id(description: str = "Subject identifier: TR (train), TE (test) or TG (tar
     return _f("subject_id", "string", description, required=True, pattern=ID_PATTERN, **extra)
 
 
-def _state_fields() -> list[Field]:
+def _state_fields(truth: bool) -> list[Field]:
+    """The nine states; the truth also has latent_risk (a function of the cohort's outcome
+    weights: never in a public table)."""
     out = []
     for s in STATES:
         bounds = {"minimum": 1e-4, "maximum": 0.999} if s == "clone_fraction" else {"minimum": 0}
         out.append(_f(s, "number", f"Latent qAOP state {s}.", required=True, **bounds))
-    out.append(_f(RISK_STATE, "number",
-                  "Derived state: standardised, signed sum of the nine states that drives the "
-                  "monthly hazard.", required=True))
+    if truth:
+        out.append(_f(RISK_STATE, "number",
+                      "Derived state: standardised, signed sum of the nine states that drives "
+                      "the monthly hazard (the cohort's outcome weights).", required=True))
     return out
 
 
@@ -171,7 +181,7 @@ def build_table_schemas() -> dict[str, dict[str, Any]]:
                       _f("event", "integer", "Adverse outcome by end of follow-up (1 = event).",
                          required=True, enum=[0, 1])]
     train_states = [_id(), _month("month", "Month of follow-up (visits and end of follow-up)."),
-                    *_state_fields()]
+                    *_state_fields(truth=False)]
 
     interventions = [
         _f("intervention", "string", "Intervention name.", required=True,
@@ -190,19 +200,6 @@ def build_table_schemas() -> dict[str, dict[str, Any]]:
            required=True, enum=[-1, 1]),
         _f("prior_weight", "number", "The prior's nominal magnitude of the state's "
            "standardised effect on the log hazard.", required=True, minimum=0),
-        _f("reference_mean", "number", "Mean of the state at the end of follow-up on the "
-           "variant's reference population (the equation standardises by it), to 6 decimals.",
-           required=True),
-        _f("reference_sd", "number", "Standard deviation of the state at the end of "
-           "follow-up on the reference population, to 6 decimals.", required=True,
-           exclusiveMinimum=0),
-        _f("intercept", "number", "The prior equation's log-hazard intercept (the DGP's, "
-           "to 6 decimals; the same on every row).", required=True),
-        _f("hazard_scale", "number", "The prior equation's hazard scale, solved so its mean "
-           "risk on the reference population is the variant's prevalence, to 6 decimals (the "
-           "same on every row).", required=True, exclusiveMinimum=0),
-        _f("months", "integer", "Months of follow-up the equation accumulates the hazard "
-           "over (the same on every row).", required=True, minimum=1),
     ]
     node_names = [kcc_assay_column(k) for k in KCCS] + list(STATES) + [OUTCOME_NODE]
     prior_graph = [
@@ -232,7 +229,7 @@ def build_table_schemas() -> dict[str, dict[str, Any]]:
         _f("split", "string", "Split of the subject.", required=True,
            enum=["test", "target_test"]),
         _month("month", "Month of follow-up (visits and end of follow-up)."),
-        *_state_fields(),
+        *_state_fields(truth=True),
     ]
     kcc_activations = [_id(unique=True)] + [
         _probability(k, f"True activation of KCC {k} (profile x host modulation).")
@@ -278,6 +275,16 @@ def build_table_schemas() -> dict[str, dict[str, Any]]:
            "(absolute value).", required=True, minimum=0),
     ]
     node_fk = [_fk(["source"], "nodes", ["node"]), _fk(["target"], "nodes", ["node"])]
+    name = r"^[a-z][a-z0-9_.]*$"
+    model_free_scores = [
+        _f("answer", "string", "The panel's answer (icgbench.model_free.answers).",
+           required=True, pattern=name),
+        _f("task", "string", "The task the metric belongs to.", required=True, pattern=name),
+        _f("metric", "string", "A metric of the task that enters its category's normalized "
+           "score.", required=True, pattern=name),
+        _f("value", "number", "The answer's value of the metric on the cohort (a guess: its "
+           "mean over the equally likely guesses), to 6 decimals.", required=True),
+    ]
 
     return {
         "subjects": _schema(subjects, ["subject_id"]),
@@ -297,6 +304,7 @@ def build_table_schemas() -> dict[str, dict[str, Any]]:
         "reachable_risks": _schema(reachable_risks, ["subject_id"], subjects_fk),
         "intervention_effects": _schema(intervention_effects, ["intervention"]),
         "graph": _schema(graph, ["source", "target"], node_fk),
+        "model_free_scores": _schema(model_free_scores, ["answer", "task", "metric"]),
     }
 
 

@@ -8,9 +8,9 @@ from icgbench.errors import UsageError
 
 #: The data release version (semver, per the Data Package version recipe): bump it whenever
 #: freezing would change any byte of the data, and record the change in CHANGELOG.md.
-DATA_VERSION = "5.0.0"
+DATA_VERSION = "6.0.0"
 #: Fixed so that re-freezing writes a byte-identical descriptor.
-CREATED = "2026-11-25T00:00:00Z"
+CREATED = "2026-11-28T00:00:00Z"
 #: The tier name of a cohort simulated on the fly (``bench run`` with a seed outside the
 #: release): graded like any other, never accepted by the board.
 UNFROZEN_NAME = "unfrozen"

@@ -19,7 +19,7 @@ from icgbench.tasks.base import Truth
 
 #: Tables the scorer reads for every cohort.
 TRUTH_TABLES = ("test_outcomes", "test_states", "counterfactual_risks", "reachable_risks",
-                "intervention_effects", "graph", "nodes")
+                "intervention_effects", "graph", "nodes", "model_free_scores")
 
 
 @dataclass(frozen=True)
@@ -104,6 +104,8 @@ def truth_from_tables(loaded: dict[str, pa.Table]) -> Truth:
         test = _rows_of_split(reach, "test")
         reachable_cf = {c.removeprefix("risk__"): to_numpy(test[c])
                         for c in test.column_names if c.startswith("risk__")}
+    panel = best_of_panel(loaded["model_free_scores"]) if "model_free_scores" in loaded \
+        else {}
     return Truth(
         ids=ids,
         event=_by_split(outcomes, "event"),
@@ -117,7 +119,25 @@ def truth_from_tables(loaded: dict[str, pa.Table]) -> Truth:
         nodes=tuple(loaded["nodes"]["node"].to_pylist()) if "nodes" in loaded else (),
         reachable_risk=reachable,
         reachable_counterfactual=reachable_cf,
+        panel=panel,
     )
+
+
+def best_of_panel(table: pa.Table) -> dict[tuple[str, str], tuple[float, str]]:
+    """(task, metric) -> the best value in a ``model_free_scores`` table and the answer
+    that has it (the first in table order among equals), by the metric's direction."""
+    from icgbench.tasks import TASKS
+
+    best: dict[tuple[str, str], tuple[float, str]] = {}
+    for row in table.to_pylist():
+        key, value = (row["task"], row["metric"]), float(row["value"])
+        task = TASKS.get(row["task"])
+        if task is None or not any(m.name == row["metric"] for m in task.metrics):
+            raise ValueError(f"model_free_scores names an unknown metric {key}")
+        higher = task.metric(row["metric"]).higher_is_better
+        if key not in best or (value > best[key][0] if higher else value < best[key][0]):
+            best[key] = (value, row["answer"])
+    return best
 
 
 def public_truth(d: Descriptor, variant: str, seed: int) -> LoadedTruth:

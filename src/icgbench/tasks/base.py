@@ -57,6 +57,9 @@ class Truth:
     reachable_risk: Mapping[str, np.ndarray] = field(default_factory=dict)
     #: intervention -> reachable risk under it, test split
     reachable_counterfactual: Mapping[str, np.ndarray] = field(default_factory=dict)
+    #: (task, metric) -> (best value of the model-free panel, the answer that has it)
+    #: (``model_free_scores``; empty without the table)
+    panel: Mapping[tuple[str, str], tuple[float, str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -69,23 +72,20 @@ class TaskResult:
 
 Blocks = Mapping[str, Mapping[str, Any]]  # block name -> {array name -> np.ndarray or dict}
 
-#: A value computed from the truth and a task's result (a chance level, a ceiling).
-Reference = Callable[[Truth, TaskResult], float | None]
-
-
 @dataclass(frozen=True)
 class Normalized:
-    """How one metric enters its category's normalized score.
+    """How one metric enters its category's normalized score (:mod:`.normalized`).
 
-    ``(score - floor) / (ceiling - floor)``, clipped to [0, 1] (a lower-is-better metric
-    has its floor above its ceiling, and the same formula holds). ``floor`` is the chance
-    level (None: the metric's random baseline); the ceiling is the task's ``reachable``
-    submission's score when the task has one, else the metric's best value.
+    The floor is the model-free panel's best value on the cohort or the metric's chance
+    level, whichever is better; ``floor`` gives the chance level where it is not the
+    metric's random baseline (``floor_text`` says how, for the docs). The ceiling is the
+    task's ``reachable`` submission's score when the task has one, else the metric's best
+    value.
     """
 
     metric: str
-    floor: Reference | None = None
-    floor_text: str | None = None  # how a floor other than the random baseline is computed
+    floor: Callable[[Truth], float | None] | None = None
+    floor_text: str | None = None
 
 
 @dataclass(frozen=True)
@@ -108,6 +108,9 @@ class Task:
     reachable: Callable[[Truth], Blocks] | None = None
     #: The headline metric the board ranks by (default: the first headline metric).
     rank_by: str | None = None
+    #: Why a result cannot be normalized (its floors and ceilings are for other settings),
+    #: or None: the normalized score is then left out, with the reason in the report.
+    unnormalizable: Callable[[TaskResult], str | None] | None = None
 
     @property
     def ranking_metric(self) -> Metric:

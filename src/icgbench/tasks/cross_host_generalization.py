@@ -68,7 +68,7 @@ TASK = Task(
     "outside the source's range, mixed exposures, a measurement shift of the omics) beside "
     "the source domain, from the same fitted model.",
     blocks=("risk_prediction", "cross_host_generalization"),
-    truth_tables=("test_outcomes", "reachable_risks"),
+    truth_tables=("test_outcomes", "reachable_risks", "model_free_scores"),
     metrics=METRICS,
     headline=("auroc_source", "auroc_target", "transfer_gap", "excess_transfer_gap"),
     score=score,

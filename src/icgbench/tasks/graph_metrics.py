@@ -121,26 +121,28 @@ def sensitivity_curve(graph: ScoredGraph, truth: np.ndarray, k_max: int = K_MAX
         d_tp, s_tp = tp[m], tp_skel[m]
         precision = d_tp / m if m else 0.0
         recall = d_tp / n_true if n_true else 0.0
-        skel_p = s_tp / m if m else 0.0
-        skel_r = s_tp / n_skeleton if n_skeleton else 0.0
         reversed_ = s_tp - d_tp
         curve["k"].append(float(k))
         curve["k_effective"].append(float(m))
         curve["directed_precision"].append(precision)
         curve["directed_recall"].append(recall)
-        curve["directed_f1"].append(_f1(precision, recall))
-        curve["skeleton_f1"].append(_f1(skel_p, skel_r))
+        curve["directed_f1"].append(f1(d_tp, m, n_true))
+        curve["skeleton_f1"].append(f1(s_tp, m, n_skeleton))
         curve["shd"].append(float((n_skeleton - s_tp) + (m - s_tp) + reversed_))
         curve["shd_reversal_2"].append(float((m - d_tp) + (n_true - d_tp)))
     return curve
 
 
-def _f1(precision: float, recall: float) -> float:
-    return 0.0 if precision + recall == 0 else 2 * precision * recall / (precision + recall)
+def f1(hits: float, selected: int, true: int) -> float:
+    """F1 = 2 TP / (selected + true) from the counts, in one division: equal fractions
+    give the same double, so ties between K are exact (the harmonic mean of precision and
+    recall, each rounded first, can differ in the last bit: 2/7 as 0.2857142857142857 and
+    0.28571428571428575)."""
+    return 0.0 if hits == 0 else 2.0 * hits / (selected + true)
 
 
 def best_k(curve: dict[str, list[float]]) -> int:
-    """K* = the smallest K with the highest directed F1."""
+    """K* = the smallest K with the highest directed F1 (exact ties: :func:`f1`)."""
     f1 = np.asarray(curve["directed_f1"])
     return int(curve["k"][int(np.argmax(f1))])
 

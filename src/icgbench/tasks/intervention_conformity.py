@@ -7,11 +7,12 @@ which closes the loophole of a sign constraint that drives a coefficient to zero
 the truth holds every subject's counterfactual risk, the individual effects are graded too
 (PEHE) and each average effect's error (``ate_mae``).
 
-The category's score combines all three, each normalized between what the public prior
-gives and what the subjects' states can give at best (docs/scoring.md): sign conformity
-above the share of interventions whose true direction is the prior's, and the effect sizes
-above the best constant change signed by the prior's directions. Following the prior, with
-any constant size, scores 0; the effects must come from a model of the cohort.
+The category's score combines all three, each normalized between the best model-free
+answer and what the subjects' states can give at best (docs/scoring.md): the panel holds
+constant changes along the prior's directions (of any size, the best chosen with
+hindsight), the prior's equation on states decoded with the documented means, random
+guesses at which states a cohort reverses, and other cohorts' effects. The effects must
+come from a model of the cohort.
 """
 
 from __future__ import annotations
@@ -78,7 +79,7 @@ def _random_pehe(truth: Truth) -> float:
     return math.sqrt(1.0 / 6.0 + float(np.mean(effects**2)))
 
 
-def prior_conformity_chance(truth: Truth, result: TaskResult | None = None) -> float:
+def prior_conformity_chance(truth: Truth) -> float:
     """What following the public prior gives: the share of interventions whose true
     direction is the prior's (never below the random baseline)."""
     names = intervention_names()
@@ -86,27 +87,14 @@ def prior_conformity_chance(truth: Truth, result: TaskResult | None = None) -> f
     return max(share, float(METRICS_BY_NAME["responsive_dgp_conformity"].baseline(truth)))
 
 
-def _along_prior(truth: Truth) -> list[tuple[int, np.ndarray]]:
-    """(prior direction, true individual effects) per intervention."""
-    return [(truth.prior_direction[n], e) for n, e in _true_effects(truth).items()]
-
-
-def prior_constant_pehe(truth: Truth, result: TaskResult | None = None) -> float:
-    """PEHE of the best answer that knows only the prior's directions: one change c, the
-    same for every subject, signed by each intervention's prior direction (c is the least
-    squares value, mean over subjects and interventions of direction x effect)."""
-    pairs = _along_prior(truth)
-    c = float(np.mean(np.concatenate([d * e for d, e in pairs])))
-    return math.sqrt(float(np.mean(np.concatenate([(c * d - e) ** 2 for d, e in pairs]))))
-
-
-def prior_constant_ate_mae(truth: Truth, result: TaskResult | None = None) -> float:
-    """ate_mae of the best answer that knows only the prior's directions: one average
-    change c signed by each prior direction (c the median of direction x true average
-    change, which minimises the mean absolute error)."""
-    pairs = [(d, float(np.mean(e))) for d, e in _along_prior(truth)]
-    c = float(np.median([d * t for d, t in pairs]))
-    return float(np.mean([abs(c * d - t) for d, t in pairs]))
+def other_threshold(result: TaskResult) -> str | None:
+    """The floors and ceilings are at the default responsive threshold: a result graded at
+    another cannot be normalized."""
+    threshold = result.details.get("responsive_threshold", RESPONSIVE_THRESHOLD)
+    if threshold == RESPONSIVE_THRESHOLD:
+        return None
+    return (f"not normalized: graded at responsive threshold {threshold:g}, and the "
+            f"floors and ceilings are defined at the default {RESPONSIVE_THRESHOLD:g}")
 
 
 def reachable_blocks(truth: Truth) -> Blocks:
@@ -211,7 +199,7 @@ TASK = Task(
     "intervention, against the structural prior and the DGP's true effects.",
     blocks=("intervention_conformity",),
     truth_tables=("test_outcomes", "counterfactual_risks", "intervention_effects",
-                  "reachable_risks"),
+                  "reachable_risks", "model_free_scores"),
     metrics=METRICS,
     headline=("prior_conformity", "prior_conformity_tolerant", "dgp_conformity",
               "responsive_dgp_conformity", "pehe", "ate_mae"),
@@ -221,13 +209,10 @@ TASK = Task(
         Normalized("responsive_dgp_conformity", prior_conformity_chance,
                    "the share of interventions whose true direction is the public prior's "
                    "(at least the random baseline): following the prior earns nothing"),
-        Normalized("pehe", prior_constant_pehe,
-                   "the PEHE of one change c for every subject, signed by each "
-                   "intervention's prior direction, c chosen with hindsight (least squares)"),
-        Normalized("ate_mae", prior_constant_ate_mae,
-                   "the ate_mae of one average change c signed by each prior direction, c "
-                   "chosen with hindsight (the median of direction x true average change)"),
+        Normalized("pehe"),
+        Normalized("ate_mae"),
     ),
     reachable=reachable_blocks,
     rank_by="responsive_dgp_conformity",
+    unnormalizable=other_threshold,
 )

@@ -42,7 +42,7 @@ TASK = Task(
     description="R^2 between predicted and true end-of-follow-up bottleneck states of the "
     "source-domain test subjects.",
     blocks=("latent_recovery",),
-    truth_tables=("test_outcomes", "test_states"),
+    truth_tables=("test_outcomes", "test_states", "model_free_scores"),
     metrics=METRICS,
     headline=("r2_mean",),
     score=score,

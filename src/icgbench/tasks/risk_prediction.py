@@ -52,7 +52,7 @@ TASK = Task(
     description="Discrimination and calibration of the predicted event probability of the "
     "source-domain test subjects.",
     blocks=("risk_prediction",),
-    truth_tables=("test_outcomes", "reachable_risks"),
+    truth_tables=("test_outcomes", "reachable_risks", "model_free_scores"),
     metrics=METRICS,
     headline=("auroc", "auprc", "brier", "ece"),
     score=score,

@@ -39,6 +39,7 @@ def score_summary(results: dict[str, TaskResult],
     conformity = _get(results, "intervention_conformity", "responsive_dgp_conformity")
     parts = [v for v in (auroc, r2_mean, conformity) if v is not None and math.isfinite(v)]
     normalized = {c: categories[c]["score"] if c in categories else None for c in CATEGORIES}
+    blocked = [c for c in CATEGORIES if "note" in categories.get(c, {})]
     return {
         "auroc": auroc,
         "r2_mean": r2_mean,
@@ -50,6 +51,7 @@ def score_summary(results: dict[str, TaskResult],
         "prior_conformity_tolerant": _get(results, "intervention_conformity",
                                           "prior_conformity_tolerant"),
         "normalized": normalized,
-        "overall": overall(normalized),
-        "overall_note": OVERALL_NOTE,
+        "overall": None if blocked else overall(normalized),
+        "overall_note": (OVERALL_NOTE if not blocked else
+                         f"overall is not computed: {categories[blocked[0]]['note']}"),
     }
