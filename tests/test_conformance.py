@@ -14,7 +14,8 @@ from icgbench.scorer.conformance import TOLERANCE, case_paths, run_case
 CASES = case_paths()
 ROOT = Path(__file__).resolve().parents[1]
 FIELDS = {"description", "pins", "wrong_rule_gives", "wrong_baseline_gives", "truth", "blocks",
-          "expected", "expected_baselines"}
+          "expected", "expected_baselines", "expected_normalized", "expected_floor_answers",
+          "expected_overall", "means"}
 #: Early cases whose values no plausible wrong rule changes: they need not name a rule.
 PLAIN = {"perfectly_wrong", "structure_all_equal", "structure_perfect"}
 
@@ -38,6 +39,7 @@ def test_the_package_ships_exactly_the_repositorys_fixtures():
 
 def test_a_fixture_whose_blocks_are_invalid_is_refused(tmp_path):
     case = json.loads(CASES[0].read_text())
+    assert "blocks" in case
     block = next(iter(case["blocks"].values()))
     for value in block.values():
         if isinstance(value, list):
@@ -55,7 +57,9 @@ def test_fixtures_cover_the_documented_cases():
             "responsive_threshold", "state_left_out", "responsive_exact_threshold",
             "ece_bin_edge", "ece_clamp_log_loss_clip", "structure_tie_at_k",
             "structure_best_k_tie", "structure_k_beyond_pairs", "structure_huge_scores",
-            "transfer_gap_sign", "latent_r2_overflow"} <= names
+            "transfer_gap_sign", "latent_r2_overflow",
+            "normalized_floor_is_best_answer_or_chance", "normalized_clipped_and_left_out",
+            "normalized_mean_over_cohorts"} <= names
 
 
 @pytest.mark.parametrize("path", CASES, ids=[p.stem for p in CASES])
@@ -71,7 +75,8 @@ def test_conformance_case(path):
 def test_fixture_has_a_description_and_only_known_fields(path):
     case = _case(path)
     assert set(case) <= FIELDS, set(case) - FIELDS
-    assert {"description", "truth", "blocks", "expected"} <= set(case)
+    assert {"description", "truth", "blocks", "expected"} <= set(case) or (
+        {"description", "means"} <= set(case) and not {"truth", "blocks"} & set(case))
     assert isinstance(case["description"], str) and case["description"].strip()
 
 
@@ -91,10 +96,14 @@ def test_fixture_names_the_rule_it_pins(path):
 def test_the_pinned_rule_decides_the_expected_values(path):
     """Each value under the plausible wrong rule is off by more than the tolerance."""
     case = _case(path)
+    expectations = {**case.get("expected", {}),
+                    **{f"{t} (normalized)": v
+                       for t, v in case.get("expected_normalized", {}).items()},
+                    "means": {k: v["expected"] for k, v in case.get("means", {}).items()}}
     for metric, wrong in case["wrong_rule_gives"].items():
-        tasks = [t for t, metrics in case["expected"].items() if metric in metrics]
-        assert len(tasks) == 1, f"{metric} must be an expected metric of exactly one task"
-        expected = case["expected"][tasks[0]][metric]
+        tasks = [t for t, metrics in expectations.items() if metric in metrics]
+        assert len(tasks) == 1, f"{metric} must be an expected value of exactly one task"
+        expected = expectations[tasks[0]][metric]
         assert wrong is None or isinstance(wrong, int | float), metric
         assert _differs(expected, wrong), (
             f"{metric}: the wrong rule gives {wrong}, the expected value is {expected}: "
@@ -110,8 +119,8 @@ def test_the_pinned_baseline_rule_decides_the_expected_baselines(path):
         assert _differs(expected, wrong), metric
 
 
-@pytest.mark.parametrize("path", [p for p in CASES if "tables" in _case(p)["truth"]],
-                         ids=[p.stem for p in CASES if "tables" in _case(p)["truth"]])
+@pytest.mark.parametrize("path", [p for p in CASES if "tables" in _case(p).get("truth", {})],
+                         ids=[p.stem for p in CASES if "tables" in _case(p).get("truth", {})])
 def test_truth_tables_in_a_fixture_follow_the_release_layout(path):
     """A fixture's truth tables have the release's columns, in its order, and types."""
     from icgbench import contract

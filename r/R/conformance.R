@@ -41,6 +41,8 @@ icg_conformance <- function(path) {
   case <- jsonlite::fromJSON(path, simplifyVector = TRUE, simplifyDataFrame = FALSE,
                              simplifyMatrix = FALSE)
   raw <- jsonlite::fromJSON(path, simplifyVector = FALSE)
+  name <- sub("\\.json$", "", basename(path))
+  if (!is.null(raw$means)) return(means_checks(name, raw$means))
   truth <- if (!is.null(case$truth$tables)) icg_truth_from_tables(case$truth$tables) else
     truth_from_parsed(case$truth)
   blocks <- stats::setNames(lapply(names(case$blocks), function(b) {
@@ -49,7 +51,6 @@ icg_conformance <- function(path) {
                                       conditionMessage(e)))
   }), names(case$blocks))
   results <- grade_blocks(blocks, truth)
-  name <- sub("\\.json$", "", basename(path))
   rows <- list()
   add <- function(task, metric, expected, actual) {
     expected <- if (is.null(expected)) NA_real_ else as.double(expected)
@@ -57,6 +58,12 @@ icg_conformance <- function(path) {
     rows[[length(rows) + 1]] <<- data.frame(
       case = name, task = task, metric = metric, expected = expected, actual = actual,
       ok = icg_close(expected, actual), stringsAsFactors = FALSE)
+  }
+  add_text <- function(task, metric, expected, actual) {
+    rows[[length(rows) + 1]] <<- data.frame(
+      case = name, task = task, metric = metric, expected = NA_real_, actual = NA_real_,
+      ok = identical(as.character(expected), as.character(actual)),
+      stringsAsFactors = FALSE)
   }
   for (task in names(raw$expected)) {
     if (is.null(results[[task]])) fail("%s: the blocks do not grade task %s", name, task)
@@ -71,5 +78,63 @@ icg_conformance <- function(path) {
           baselines[[task]][[metric]])
     }
   }
+  if (!is.null(raw$expected_normalized) || !is.null(raw$expected_overall)) {
+    chance <- icg_baselines(truth, names(results))
+    for (task in names(results)) results[[task]]$random_baseline <- chance[[task]]
+    parts <- normalized_parts(results, truth)
+    categories <- normalized_of(results, truth)
+    for (task in names(raw$expected_normalized)) {
+      for (key in names(raw$expected_normalized[[task]])) {
+        actual <- if (key == "score") categories[[CATEGORIES[[task]]]] else {
+          at <- strsplit(key, ".", fixed = TRUE)[[1]]
+          parts[[task]][[at[1]]][[at[2]]]
+        }
+        add(task, paste(key, "(normalized)"), raw$expected_normalized[[task]][[key]], actual)
+      }
+    }
+    for (task in names(raw$expected_floor_answers)) {
+      for (metric in names(raw$expected_floor_answers[[task]])) {
+        add_text(task, paste(metric, "(floor answer)"),
+                 raw$expected_floor_answers[[task]][[metric]],
+                 parts[[task]][[metric]]$floor_answer)
+      }
+    }
+    if (!is.null(raw$expected_overall)) {
+      add("summary", "overall", raw$expected_overall,
+          dsum(vapply(categories, function(v) if (is.na(v)) 0 else v, 0)) /
+            length(CATEGORY_ORDER))
+    }
+  }
+  do.call(rbind, rows)
+}
+
+# The normalized mean over cohorts of one metric: clip(sum(s - f) / sum(c - f), 0, 1) over
+# the cohorts whose ceiling is better than their floor, a missing score counting as the
+# floor (icgbench.tasks.normalized.mean_normalized).
+mean_normalized <- function(cohorts, higher_is_better) {
+  turn <- if (higher_is_better) 1 else -1
+  gains <- c()
+  spans <- c()
+  for (cohort in cohorts) {
+    score <- cohort[[1]]
+    floor <- as.double(cohort[[2]])
+    ceiling <- as.double(cohort[[3]])
+    span <- turn * (ceiling - floor)
+    if (!(span > 0)) next
+    spans <- c(spans, span)
+    gains <- c(gains, if (is.null(score)) 0 else max(turn * (as.double(score) - floor), -1e12))
+  }
+  if (!length(spans)) return(NA_real_)
+  min(1, max(0, dsum(gains) / dsum(spans)))
+}
+
+means_checks <- function(name, means) {
+  rows <- lapply(names(means), function(key) {
+    spec <- means[[key]]
+    actual <- mean_normalized(spec$cohorts, isTRUE(spec$higher_is_better))
+    data.frame(case = name, task = "mean", metric = key, expected = as.double(spec$expected),
+               actual = actual, ok = icg_close(as.double(spec$expected), actual),
+               stringsAsFactors = FALSE)
+  })
   do.call(rbind, rows)
 }

@@ -27,6 +27,7 @@ from icgbench.scorer import semantic
 from icgbench.scorer.truth import truth_from_tables
 from icgbench.tasks import TASKS
 from icgbench.tasks.base import Truth
+from icgbench.tasks.normalized import category_score, mean_normalized, overall
 
 TOLERANCE = 1e-9
 
@@ -64,19 +65,29 @@ class Check:
     case: str
     task: str
     metric: str
-    expected: float | None
-    actual: float | None
+    expected: float | str | None
+    actual: float | str | None
 
     @property
     def ok(self) -> bool:
         if self.expected is None or self.actual is None:
             return self.expected is None and self.actual is None
+        if isinstance(self.expected, str) or isinstance(self.actual, str):
+            return self.expected == self.actual
         return math.isclose(self.expected, self.actual, rel_tol=TOLERANCE, abs_tol=TOLERANCE)
 
 
 def run_case(path: Path) -> list[Check]:
-    """Score one fixture and compare every expected metric."""
+    """Score one fixture and compare every expected value: metrics, random baselines,
+    normalized parts (``expected_normalized``: task -> ``<metric>.<floor|ceiling|
+    normalized>`` or ``score``), the answers that set the floors, ``overall``, and the
+    normalized means over cohorts (``means``: name -> higher_is_better, cohorts as
+    (score, floor, ceiling), expected)."""
     case = json.loads(Path(path).read_text())
+    if "means" in case:
+        return [Check(path.stem, "mean", name, spec["expected"], mean_normalized(
+            [tuple(c) for c in spec["cohorts"]], spec["higher_is_better"]))
+            for name, spec in case["means"].items()]
     truth = truth_from_json(case["truth"])
     errors = [e for name, block in case["blocks"].items()
               for e in semantic.block_errors(name, block, truth)]
@@ -93,4 +104,31 @@ def run_case(path: Path) -> list[Check]:
         for metric, value in expected.items():
             checks.append(Check(path.stem, task, f"{metric} (random baseline)", value,
                                 metrics[metric].baseline(truth)))
+    return checks + _normalized_checks(path.stem, case, blocks, truth)
+
+
+def _normalized_checks(name: str, case: dict[str, Any], blocks: dict[str, Any],
+                       truth: Truth) -> list[Check]:
+    if not {"expected_normalized", "expected_floor_answers", "expected_overall"} & set(case):
+        return []
+    results = {t: task.score(blocks, truth) for t, task in TASKS.items()
+               if set(task.blocks) <= set(blocks)}
+    sections = {t: category_score(TASKS[t], truth, r) for t, r in results.items()}
+    checks = []
+    for task, expected in case.get("expected_normalized", {}).items():
+        for key, value in expected.items():
+            if key == "score":
+                actual = sections[task]["score"]
+            else:
+                metric, field = key.split(".")
+                actual = sections[task]["parts"][metric][field]
+            checks.append(Check(name, task, f"{key} (normalized)", value, actual))
+    for task, answers in case.get("expected_floor_answers", {}).items():
+        for metric, answer in answers.items():
+            checks.append(Check(name, task, f"{metric} (floor answer)", answer,
+                                sections[task]["parts"][metric]["floor_answer"]))
+    if "expected_overall" in case:
+        categories = {TASKS[t].category: s["score"] for t, s in sections.items()}
+        checks.append(Check(name, "summary", "overall", case["expected_overall"],
+                            overall(categories)))
     return checks
