@@ -147,3 +147,23 @@ def test_figures_must_be_regular_png_files(small_page, tmp_path, capsys):
     assert "not a PNG" in capsys.readouterr().err
     assert not (tmp_path / "a" / "index.html").exists()
     assert not (tmp_path / "b" / "index.html").exists()
+
+
+def test_the_ceiling_and_oracle_lines_are_graded_at_their_calibration_k(tmp_path_factory):
+    """As docs/baselines.md grades them: structure at the K* of their calibration-cohort
+    submission (its true edge count), not each cohort's own best K."""
+    from icgbench.api.tables import load_table
+    from icgbench.leaderboard.page import oracle_entries
+
+    folder, _ = _render(tmp_path_factory, ("random",), ("linear_lowhet", "nonlinear_obs"))
+    lines = oracle_entries(read_entries(folder))
+    edges = len(load_table("linear_lowhet", "graph", 0, role="truth"))
+    other = len(load_table("nonlinear_obs", "graph", 0, role="truth"))
+    assert edges != other
+    for e in lines:
+        assert e.scores["structure_recovery"]["k"] == edges, (e.model_name, e.variant_name)
+        # the truth readers score only the true edges: K* selects min(K*, E) of them
+        true = edges if e.variant_name == "linear_lowhet" else other
+        expected_f1 = 2 * min(edges, true) / (min(edges, true) + true)
+        assert e.scores["structure_recovery"]["directed_f1"] == pytest.approx(expected_f1)
+    assert {e.model_name for e in lines} == {"ceiling", "oracle"}

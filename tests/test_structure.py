@@ -118,3 +118,28 @@ def test_k_star_from_the_calibration_cohort_is_reused_unchanged(tmp_path):
     _, problems = verify(board, tier="small")
     assert problems == []
     assert len(read_entries(board)) == 2
+
+
+def test_f1_ties_between_k_are_exact():
+    """F1 is 2 TP / (selected + true) in one division: 2/7 at (TP 1, 2 selected) and at
+    (TP 2, 9 selected) of 5 true edges is one double, so the smallest K wins the tie (the
+    harmonic mean of the rounded precision and recall gave 0.2857142857142857 and
+    0.28571428571428575 for ges on linear_lowhet seed 4, and picked K = 48 over 27)."""
+    from icgbench.tasks import graph_metrics as g
+
+    assert g.f1(1, 2, 5) == g.f1(2, 9, 5) == 2 / 7
+    nodes = tuple(f"n{i:02d}" for i in range(8))
+    truth = g.true_matrix(nodes, [("n00", "n01"), ("n02", "n03"), ("n04", "n05"),
+                                  ("n06", "n07"), ("n01", "n02")])
+    # ranked pairs: a hit, a miss, then seven misses and a hit at the ninth
+    ranked = [("n00", "n01"), ("n00", "n02"), ("n00", "n03"), ("n00", "n04"), ("n00", "n05"),
+              ("n00", "n06"), ("n00", "n07"), ("n01", "n03"), ("n02", "n03")]
+    scores = {pair: 100.0 - i for i, pair in enumerate(ranked)}
+    graph = g.ScoredGraph.from_edges(nodes, [s for s, _ in scores], [t for _, t in scores],
+                                     list(scores.values()))
+    curve = g.sensitivity_curve(graph, truth)
+    f1 = curve["directed_f1"]
+    assert f1[1] == f1[8] == 2 / 7 and f1[0] == 2 / 6
+    assert g.best_k(curve) == 1
+    assert max(f1[1:]) == 2 / 7 and g.best_k({"k": curve["k"][1:],
+                                               "directed_f1": f1[1:]}) == 2
