@@ -110,14 +110,14 @@ def test_bench_run_prints_one_json_document_with_timings(tmp_path, capsys):
 @pytest.mark.slow  # refits the model once per state; the fast suite audits in test_seed_workflow
 def test_bench_audit_lists_signs_and_relaxations(tmp_path, capsys):
     csv_path = tmp_path / "audit.csv"
-    assert main(["bench", "audit", "--cohort", "misspecified_signs_v2", "--model",
+    assert main(["bench", "audit", "--cohort", "misspecified_signs", "--model",
                  "mbcnet_sign_constrained", "--csv", str(csv_path)]) == 0
     out = capsys.readouterr().out
     assert f"wrote the audit to {csv_path}" in out
     audit = pd.read_csv(csv_path).set_index("state")
     assert (audit["fitted_sign"] == audit["prior_sign"]).all()  # the constraint holds
     flipped = audit[audit["prior_sign"] != audit["dgp_sign"]]
-    assert len(flipped) == get_variant("misspecified_signs_v2").n_flips
+    assert len(flipped) == get_variant("misspecified_signs").n_flips
     # Relaxed, the data want the DGP's sign on each flipped state, and conformity rises.
     assert (np.sign(flipped["relaxed_coefficient"]) == flipped["dgp_sign"]).all()
     assert (flipped["change_dgp_conformity"] > 0).all()
