@@ -194,7 +194,18 @@ MATRIX: dict[str, dict[int, Case]] = {
                                          "--out", t / "b.md"],
                         2: lambda w, t: ["bench", "baselines", "--inputdir", t / "none",
                                          "--out", t / "b.md"]},
+    "bench power": {0: lambda w, t: ["bench", "power", "--resamples", "2", "--json"],
+                    1: lambda w, t: ["bench", "power", "--dir", _broken_board(t)],
+                    2: lambda w, t: ["bench", "power", "--delta", "2"]},
 }
+
+
+def _broken_board(folder: Path) -> Path:
+    """A board folder whose leaderboard.json is not JSON."""
+    board = folder / "broken-board"
+    board.mkdir(exist_ok=True)
+    (board / "leaderboard.json").write_text("{")
+    return board
 
 #: data commands, against the mini tier: argv builder(root, url, tampered descriptor, good one)
 DATA_MATRIX: dict[str, dict[int, Callable[..., list]]] = {

@@ -117,9 +117,10 @@ def test_leaderboard_show_json_holds_the_table_show_prints(capsys):
 
     doc = json.loads(capsys.readouterr().out)  # only JSON on stdout
     (table,) = doc["tables"]
-    assert table["title"] == "linear_lowhet / risk_prediction: auroc" in text
+    assert table["title"] == "linear_lowhet / risk_prediction: normalized risk" in text
     ranked = [r for r in table["rows"] if r["place"] is not None]
-    assert [r["place"] for r in ranked] == list(range(1, len(ranked) + 1))
+    assert [r["place"] for r in ranked] == sorted(r["place"] for r in ranked)
     leader = ranked[0]
-    assert f"1. {leader['model']}" in text and f"{leader['mean']:.4f}" in text
+    assert leader["place"] == 1 and leader["group"] == "A"
+    assert f"1. A  {leader['model']}" in text and f"{leader['mean']:.4f}" in text
     assert all(r["reference"] for r in table["rows"] if r["place"] is None)

@@ -115,3 +115,34 @@ def test_bench_plots_draws_a_boards_figures_from_the_command_line(board_with_a_s
     assert f"to {out}" in capsys.readouterr().out
     assert main(["bench", "plots", "--dir", str(tmp_path / "none"), "--outdir",
                  str(out)]) == 2
+
+
+def _lab(color: str) -> tuple[float, float, float]:
+    """CIELAB (D65) of a hex colour."""
+    rgb = [int(color[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+    lin = [((c + 0.055) / 1.055) ** 2.4 if c > 0.04045 else c / 12.92 for c in rgb]
+    x = (0.4124 * lin[0] + 0.3576 * lin[1] + 0.1805 * lin[2]) / 0.95047
+    y = 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+    z = (0.0193 * lin[0] + 0.1192 * lin[1] + 0.9505 * lin[2]) / 1.08883
+
+    def f(t: float) -> float:
+        return t ** (1 / 3) if t > 0.008856 else 7.787 * t + 16 / 116
+
+    return 116 * f(y) - 16, 500 * (f(x) - f(y)), 200 * (f(y) - f(z))
+
+
+def test_a_contributions_colour_is_far_from_every_reference_colour():
+    """Release 5.0 drew a new model in #77aadd beside mbcnet_v0_1's #56b4e9 (CIELAB distance
+    9.7): every contribution colour now keeps 25 from the registry's and the reference
+    lines' and from the other contributions', and shows on white."""
+    import itertools
+    import math
+
+    from icgbench.models.colors import EXTRA, NEUTRAL, PALETTE
+
+    for extra in EXTRA:
+        assert 30 <= _lab(extra)[0] <= 80, extra
+        for other in (*PALETTE, *NEUTRAL.values()):
+            assert math.dist(_lab(extra), _lab(other)) >= 25, (extra, other)
+    for a, b in itertools.combinations(EXTRA, 2):
+        assert math.dist(_lab(a), _lab(b)) >= 25, (a, b)

@@ -15,7 +15,7 @@ from matplotlib.lines import Line2D
 
 from icgbench.bench.sweep import CALIBRATE_BY, DEFAULT_CALIBRATE_BY, k_star
 from icgbench.generator import intervention_names
-from icgbench.models.colors import is_reference, model_colors
+from icgbench.models.colors import is_contribution, is_reference, model_colors
 
 HEADLINES = {
     "summary.auroc": "AUROC (risk prediction)",
@@ -32,11 +32,23 @@ def _models(per_seed: pd.DataFrame) -> list[str]:
 
 
 def _style(model: str, colors: dict[str, str]) -> dict[str, object]:
-    """A model's bar style: its colour; a reference line's neutral grey, hatched."""
+    """A model's bar style: its colour; a reference line's neutral grey, hatched; a
+    contribution outlined in black."""
     style: dict[str, object] = {"color": colors[model], "label": model}
     if is_reference(model):
         style |= {"hatch": "///", "edgecolor": "white", "linewidth": 0}
+    elif is_contribution(model):
+        style |= {"edgecolor": "black", "linewidth": 0.8}
     return style
+
+
+def _half_interval(values: pd.Series) -> float:
+    """Half the width of the 95% t-interval of a mean over seeds (0 for one seed), as the
+    board's tables print it (:func:`icgbench.leaderboard.uncertainty.interval`)."""
+    from icgbench.leaderboard.uncertainty import interval
+
+    span = interval([float(v) for v in values.dropna()])
+    return 0.0 if span is None else (span[1] - span[0]) / 2
 
 
 def _legend_below(fig: plt.Figure, handles: list, labels: list[str]) -> float:
@@ -62,8 +74,8 @@ def _save(fig: plt.Figure, path: Path) -> Path:
 
 
 def scores_by_variant(per_seed: pd.DataFrame, out: Path) -> Path | None:
-    """Grouped bars: each headline score per variant and model, error bars = sample std;
-    None (no figure) when no model has a headline score."""
+    """Grouped bars: each headline score per variant and model, error bars = the 95%
+    interval over seeds; None (no figure) when no model has a headline score."""
     cohorts = list(dict.fromkeys(per_seed.cohort))
     scored = per_seed[list(HEADLINES)].apply(pd.to_numeric, errors="coerce").notna().any(axis=1)
     models = _models(per_seed[scored])  # a slot only for a model with a bar to draw
@@ -81,9 +93,9 @@ def scores_by_variant(per_seed: pd.DataFrame, out: Path) -> Path | None:
             mean = g.mean().reindex(cohorts)
             if mean.isna().all():
                 continue  # the model does not attempt this task: nothing to draw or list
-            std = g.std(ddof=1).reindex(cohorts).fillna(0.0)
+            half = g.apply(_half_interval).reindex(cohorts).fillna(0.0)
             drawn[model] = ax.bar(x + (i - (len(models) - 1) / 2) * width, mean, width,
-                                  yerr=std, capsize=2, **_style(model, colors))
+                                  yerr=half, capsize=2, **_style(model, colors))
         ax.set_title(title)
         ax.set_ylabel("score (mean over seeds)")
         ax.axhline(0.0, color="0.5", lw=0.6)
@@ -95,7 +107,7 @@ def scores_by_variant(per_seed: pd.DataFrame, out: Path) -> Path | None:
                     transform=ax.transAxes, color="0.3")
     order = [m for m in models if m in drawn]
     bottom = _legend_below(fig, [drawn[m] for m in order], order)
-    fig.suptitle("Task scores by variant and model (error bars: sample sd over seeds)")
+    fig.suptitle("Task scores by variant and model (error bars: 95% interval over seeds)")
     fig.tight_layout(rect=(0, bottom, 1, 0.97))
     return _save(fig, out / "scores_by_variant.png")
 
@@ -118,7 +130,8 @@ def auroc_vs_r2(per_seed: pd.DataFrame, out: Path) -> Path | None:
         for cohort, values in g.iterrows():
             ax.scatter(values["summary.r2_mean"], values["summary.auroc"], s=60,
                        marker=markers[cohort], color=colors[model],
-                       edgecolors="black" if is_reference(model) else "none",
+                       edgecolors="black" if is_reference(model) or is_contribution(model)
+                       else "none",
                        label=model if cohort == g.index[0] else None)
     for cohort, marker in markers.items():
         ax.scatter([], [], marker=marker, color="0.3", label=cohort)
@@ -183,12 +196,14 @@ def transfer_gap(per_seed: pd.DataFrame, out: Path) -> Path | None:
         part = rows[rows.model == model]
         g = pd.to_numeric(part[column], errors="coerce").groupby(part.cohort)
         bars.append(ax.bar(x + (i - (len(models) - 1) / 2) * width, g.mean().reindex(cohorts),
-                           width, yerr=g.std(ddof=1).reindex(cohorts).fillna(0.0), capsize=2,
+                           width, yerr=g.apply(_half_interval).reindex(cohorts).fillna(0.0),
+                           capsize=2,
                            **_style(model, colors)))
     ax.axhline(0.0, color="0.3", lw=0.8)
     ax.set_xticks(x, cohorts, rotation=20, ha="right", fontsize=8)
     ax.set_ylabel("AUROC source - AUROC target")
-    ax.set_title("Transfer gap under a shifted host distribution (no refitting)")
+    ax.set_title("Transfer gap under a shifted host distribution (no refitting; error bars: "
+                 "95% interval over seeds)")
     bottom = _legend_below(fig, bars, models)
     fig.tight_layout(rect=(0, bottom, 1, 1))
     return _save(fig, out / "transfer_gap.png")
@@ -309,7 +324,7 @@ def board_figures(entries: list, references: list, out: Path, limit: int = 12) -
     """The board-drawable figures of ``entries``: the ``limit`` models ranked highest
     overall (one version each, the best) and the reference lines (``references`` and the
     board's ``random``), so a submitted model appears as soon as it is on the board."""
-    from icgbench.leaderboard.board import floors_of, rank_overall
+    from icgbench.leaderboard.ranking import floors_of, rank_overall
 
     floors = floors_of(entries)
     ranked = [r for r in rank_overall(entries, floors=floors)

@@ -97,13 +97,31 @@ def register(commands: argparse._SubParsersAction) -> None:
                    help="figure folder (default: outputs/figures)")
     p.set_defaults(func=run_plots)
 
+    p = sub.add_parser("power", help="how many seeds and test subjects it takes to separate "
+                       "each variant's top pair on a board",
+                       description="For each variant of a board, the two best models "
+                       "overall: the variance of their per-cohort difference within a cohort "
+                       "(a bootstrap over the held-out subjects) and between cohorts, the "
+                       "power of the board's paired test at the release's sizes, and the "
+                       "seeds or test size 80%% power at --delta would take "
+                       "(docs/leaderboard.md).")
+    p.add_argument("--dir", type=Path, default=None,
+                   help="board folder (default: the repository's leaderboard/)")
+    p.add_argument("--delta", type=float, default=0.01,
+                   help="the true difference in normalized overall to detect (default 0.01)")
+    p.add_argument("--resamples", type=positive_int, default=200,
+                   help="bootstrap draws per cohort (default 200)")
+    p.add_argument("--json", action="store_true", help="print only JSON")
+    p.set_defaults(func=run_power)
+
     p = sub.add_parser("baselines", help="write docs/baselines.md from a sweep")
     p.add_argument("--inputdir", type=Path, required=True, help="a sweep's output folder")
     p.add_argument("--out", type=Path, default=Path("docs/baselines.md"),
                    help="the page to write (default docs/baselines.md)")
     p.add_argument("--model-free", action="store_true",
-                   help="also score the answers without a model (icgbench.bench.model_free) "
-                   "on the sweep's cohorts and add their table (about a second per cohort)")
+                   help="also add the model-free floor's table (the published "
+                   "model_free_scores of the sweep's cohorts) and every reference's margin "
+                   "over it")
     p.set_defaults(func=run_baselines)
 
 
@@ -280,6 +298,35 @@ def _sweep_file(inputdir: Path, name: str) -> Path:
         raise UsageError(f"no {name} in {inputdir} (run `icgbench bench sweep`)") from None
     except untrusted.InputProblem as problem:
         raise UsageError(str(problem)) from None
+
+
+def run_power(args: argparse.Namespace) -> int:
+    from icgbench.bench.power import analyse
+    from icgbench.leaderboard.files import board_folder
+    from icgbench.leaderboard.store import load_board
+    from icgbench.release.locate import release_root
+
+    if not 0 < args.delta <= 1:
+        raise UsageError(f"--delta must be in (0, 1], got {args.delta}")
+    folder = board_folder(args.dir or release_root() / "leaderboard")
+    entries = load_board(folder, new_tier=None).entries
+    rows = [r.as_dict() for r in analyse(entries, folder, delta=args.delta,
+                                         resamples=args.resamples)]
+    if args.json:
+        print_json(rows)
+        return 0
+    print(f"variant: top pair | cohorts, test size | difference | variance within, "
+          f"between | power at {args.delta:g}, at the difference | for 80% at "
+          f"{args.delta:g}: seeds, test size")
+    for r in rows:
+        test = "never" if r["test_size_needed"] is None else str(r["test_size_needed"])
+        print(f"{r['variant']}: {' > '.join(r['models'])} | {r['cohorts']}, "
+              f"{r['test_size']} | {r['difference']:.4f} | {r['within']:.5f}, "
+              f"{r['between']:.5f} | {r['power_at_delta']:.2f}, "
+              f"{r['power_at_difference']:.2f} | {r['seeds_needed']}, {test}")
+    print(f"analysed {len(rows)} variant(s) of {folder} ({args.resamples} resamples per "
+          "cohort); nothing written")
+    return 0
 
 
 def run_baselines(args: argparse.Namespace) -> int:

@@ -113,16 +113,18 @@ def register(commands: argparse._SubParsersAction) -> None:
     _lock_timeout(p)
     p.set_defaults(func=run_migrate)
 
-    p = sub.add_parser("show", help="a ranked table: mean and sample std over seeds")
+    p = sub.add_parser("show", help="ranked tables: overall, then each category's normalized "
+                       "score per variant")
     p.add_argument("--variant", choices=variant_names(), default=None,
                    help="only this cohort variant (default: every variant, and the overall "
                    "ranking)")
     p.add_argument("--task", choices=list(TASKS), default=None,
                    help="only this task (default: every task)")
     p.add_argument("--metric", default=None,
-                   help="rank by this recorded metric instead of each task's headline "
-                   "(risk: auroc, intervention: responsive_dgp_conformity, transfer: "
-                   "auroc_target, ...); only tasks that record it are shown")
+                   help="a recorded raw metric (auroc, pehe, ece, ...) instead of each "
+                   "task's normalized category score, or overall; a metric a constant "
+                   "answer can win (ece, the conformity shares) or a transfer gap is "
+                   "listed, never ranked; only tasks that record it are shown")
     p.add_argument("--dir", type=Path, default=None, help=DIR_HELP)
     p.add_argument("--json", action="store_true",
                    help="print only JSON: the ranked rows of every table shown")
@@ -135,7 +137,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     old_spelling(p, "--out", "--outdir", "outdir", type=Path)
     p.add_argument("--dir", type=Path, default=None, help=DIR_HELP)
     p.add_argument("--figures", type=Path, default=None,
-                   help="PNG figures to embed (default: docs/figures of the repository)")
+                   help="a folder of PNG figures to embed after those drawn from the board, "
+                   "captioned as not from it (default: none; every figure of the page is "
+                   "drawn from the board)")
     p.add_argument("--no-oracle", action="store_true",
                    help="skip the oracle reference lines (they need the release's truth)")
     p.set_defaults(func=run_render)
@@ -205,7 +209,7 @@ def run_verify(args: argparse.Namespace) -> int:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    from icgbench.leaderboard import board
+    from icgbench.leaderboard import ranking
 
     folder = board_folder(_dir(args))
     loaded = load_board(folder, new_tier=None)
@@ -217,30 +221,44 @@ def run_show(args: argparse.Namespace) -> int:
     variants = [args.variant] if args.variant else list(dict.fromkeys(
         e.variant_name for e in entries))
     tasks = [args.task] if args.task else list(TASKS)
-    if args.metric is not None:
+    overall_only = args.metric == OVERALL
+    if args.metric is not None and not overall_only:
         recorded = sorted({m for t in tasks for m in TASKS[t].headline})
         tasks = [t for t in tasks if args.metric in TASKS[t].headline]
         if not tasks:
             raise UsageError(f"no task{' ' + args.task if args.task else ''} records metric "
-                             f"{args.metric!r}; recorded: {', '.join(recorded)}")
+                             f"{args.metric!r}; recorded: {OVERALL}, {', '.join(recorded)}")
     about = _entry_labels(folder, entries)
-    floors = board.floors_of(entries)
-    out("mean [95% interval over cohorts] ± sd; '=' marks a model whose gap to the leader "
-        "is not significant (paired t-test over cohorts, Holm); 'ref' a reference line")
+    floors = ranking.floors_of(entries)
+    out("normalized means over every cohort (a missing cohort counts as the floor) "
+        "[95% interval] ± sd; places follow the means; a group letter joins neighbours "
+        "not separable (paired t-tests over cohorts blocked by variant, Holm); 'partial' "
+        "rows cover fewer cohorts and follow the complete ones; 'ref' a reference line")
     tables = []
-    if args.task is None and args.metric is None:
-        scope = [args.variant] if args.variant else None
-        tables.append(_table("overall" + (f" on {args.variant}" if args.variant else
-                                          " over every cohort"),
-                             board.rank_overall(entries, scope, floors), True, floors))
-    for variant in variants:
-        for task in tasks:
-            spec = TASKS[task]
-            metric = spec.metric(args.metric) if args.metric else spec.ranking_metric
-            ranked = [r for r in board.rank(entries, variant, task, metric.name,
-                                            metric.higher_is_better, floors) if r.seeds]
-            tables.append(_table(f"{variant} / {task}: {metric.name}", ranked,
-                                 metric.higher_is_better, floors))
+    if args.metric is None or overall_only:
+        if args.task is None:
+            scope = [args.variant] if args.variant else None
+            tables.append(_table("overall" + (f" on {args.variant}" if args.variant else
+                                              " over every cohort"),
+                                 ranking.rank_overall(entries, scope, floors), True, floors))
+        if overall_only and args.variant is None:
+            tables += [_table(f"overall on {v}", ranking.rank_overall(entries, [v], floors),
+                              True, floors) for v in variants]
+    if not overall_only:
+        for variant in variants:
+            for task in tasks:
+                spec = TASKS[task]
+                if args.metric is None:
+                    ranked = ranking.rank_category(entries, variant, spec.category, floors)
+                    title = f"{variant} / {task}: normalized {spec.category}"
+                    tables.append(_table(title, ranked, True, floors))
+                    continue
+                metric = spec.metric(args.metric)
+                ranked = ranking.rank_metric(entries, variant, task, metric.name,
+                                             metric.ranked, metric.higher_is_better, floors)
+                direction = metric.higher_is_better if metric.ranked else None
+                tables.append(_table(f"{variant} / {task}: {metric.name}", ranked,
+                                     direction, floors))
     tables = [table for table in tables if table["rows"]]
     if args.json:
         print_json({"board": str(folder), "entries": len(entries), "tables": tables})
@@ -251,34 +269,35 @@ def run_show(args: argparse.Namespace) -> int:
     return 0
 
 
+#: ``--metric`` value of the overall ranking.
+OVERALL = "overall"
 NOTE_CHARS = 60
 
 
 def _table(title: str, ranked: list, higher_is_better: bool | None,
            floors: set[tuple[str, str]] = frozenset()) -> dict:
-    """One ranked table as data: mean, 95% interval and std over seeds per row; ``place``
-    is None for a reference line (``floors``) and for a descriptive metric, which is listed
-    without ranks (a model with no skill has no transfer gap either)."""
-    if higher_is_better is None:
-        ranked = sorted(ranked, key=lambda r: (r.model, r.package_version))
-    rows, place = [], 0
+    """One table as data: mean, 95% interval, std and cohorts per row, its place and group
+    (None for a reference line and for a metric that is listed, not ranked) and whether the
+    row is partial."""
+    from icgbench.leaderboard.ranking import group_label
+
+    rows = []
     for r in ranked:
         reference = (r.model, r.package_version) in floors
-        if higher_is_better is not None and not reference:
-            place += 1
-        rows.append({"place": place if higher_is_better is not None and not reference
-                     else None, "tied": bool(r.tied) and not reference,
-                     "reference": reference, "model": r.model, "version": r.package_version,
-                     "mean": r.mean, "low": r.low, "high": r.high, "std": r.std,
-                     "seeds": r.seeds})
+        rows.append({"place": None if higher_is_better is None or reference else r.place,
+                     "group": None if higher_is_better is None or reference else
+                     group_label(r.group),
+                     "partial": bool(r.partial), "reference": reference, "model": r.model,
+                     "version": r.package_version, "mean": r.mean, "low": r.low,
+                     "high": r.high, "std": r.std, "cohorts": r.seeds})
     return {"title": title, "higher_is_better": higher_is_better, "rows": rows}
 
 
 def _print_table(table: dict, about: dict[tuple[str, str], str]) -> None:
-    """A ranked table as ``show`` prints it; ``=`` marks a model tied with the leader
-    (docs/leaderboard.md), ``ref`` a reference line, ``-`` a row of a descriptive metric."""
+    """A table as ``show`` prints it: place and group (docs/leaderboard.md), ``ref`` a
+    reference line, ``-`` a row of a metric listed without ranks."""
     arrow = {True: "higher is better", False: "lower is better"}.get(
-        table["higher_is_better"], "descriptive, not ranked")
+        table["higher_is_better"], "listed, not ranked: a constant can win it")
     print(f"{table['title']} ({arrow})")
     rows = table["rows"]
     width = max(len(r["model"]) for r in rows)
@@ -287,15 +306,17 @@ def _print_table(table: dict, about: dict[tuple[str, str], str]) -> None:
         mean = "n/a" if r["mean"] is None else f"{r['mean']:.4f}"
         span = f" [{r['low']:.4f}, {r['high']:.4f}]" if r["low"] is not None else ""
         extra = about.get((r["model"], r["version"]), "")
-        if table["higher_is_better"] is None:
-            mark = "  -"
-        elif r["reference"]:
+        if r["reference"]:
             mark = "ref"
+        elif r["place"] is None:
+            mark = "  -"
         else:
-            place = f"={r['place']}" if r["tied"] else str(r["place"])
-            mark = f"{place:>3}"
-        print(f"  {mark}. {r['model']:<{width}} {r['version']:<8} {mean}{span}{std} "
-              f"({r['seeds']} seed{'s' if r['seeds'] != 1 else ''}){extra}")
+            mark = f"{r['place']:>3}"
+        group = f"{r['group']:<2}" if r["group"] else "  "
+        partial = " partial" if r["partial"] else ""
+        cohorts = f"{r['cohorts']} cohort{'s' if r['cohorts'] != 1 else ''}"
+        print(f"  {mark}. {group} {r['model']:<{width}} {r['version']:<8} {mean}{span}{std} "
+              f"({cohorts}{partial}){extra}")
 
 
 def one_line(text: str, limit: int = NOTE_CHARS) -> str:
@@ -335,11 +356,6 @@ def run_render(args: argparse.Namespace) -> int:
     figures = args.figures
     if figures is not None and not figures.is_dir():
         raise UsageError(f"--figures {figures}: not a folder")
-    if figures is None:
-        try:
-            figures = release_root() / "docs" / "figures"
-        except UsageError:
-            figures = None
     outdir = required(args.outdir, "--outdir")
     page = render(folder, outdir, figures, with_oracle=not args.no_oracle)
     print(f"rendered {page.entries} entries ({page.oracle_rows} oracle reference rows); "

@@ -37,10 +37,10 @@ from icgbench.errors import InvalidInputError, UsageError, UserError
 from icgbench.generator import get_variant
 from icgbench.io import untrusted
 from icgbench.io.atomic import ensure_writable_dir, write_bytes, write_text
-from icgbench.leaderboard.board import floors_of, rank, rank_overall
 from icgbench.leaderboard.entry import SCHEMA_VERSION, LeaderboardEntry, headline_scores
 from icgbench.leaderboard.files import SEALED_BOARD, board_folder, inside
 from icgbench.leaderboard.names import is_floor, truth_readers
+from icgbench.leaderboard.ranking import floors_of, group_label, rank_category, rank_overall
 from icgbench.leaderboard.store import JSON_NAME, load_board
 from icgbench.leaderboard.uncertainty import interval
 from icgbench.release.tiers import SEALED_NAME
@@ -158,30 +158,31 @@ def _by_model(entries: list[LeaderboardEntry]
 
 def _rows(entries: list[LeaderboardEntry], oracle: list[LeaderboardEntry], variant: str,
           task: str, floors: set[tuple[str, str]]) -> list[dict[str, Any]]:
-    """One table's rows: ``entries`` and ``oracle`` are the variant's."""
+    """One table's rows, ranked by the task's normalized category over the variant's cohorts
+    (:func:`.ranking.rank_category`): ``entries`` and ``oracle`` are the variant's."""
     spec = TASKS[task]
-    first = spec.ranking_metric
-    order = rank(entries, variant, task, first.name, first.higher_is_better, floors)
     rows = []
-    for reference, pool, ranked in ((False, entries, order),
-                                    (True, oracle, rank(oracle, variant, task, first.name,
-                                                        first.higher_is_better))):
+    for reference, pool in ((False, entries), (True, oracle)):
         groups = _by_model(pool)
-        for r in ranked:
+        place = 0
+        for r in rank_category(pool, variant, spec.category, floors_of(pool)):
             mine = [e for e in groups.get((r.model, r.package_version), [])
                     if task in e.scores]
             if not mine:
                 continue
-            cells = []
+            line = reference or (r.model, r.package_version) in floors
+            cells = [_stat_cell(r.mean, r.low, r.high) | {"ranked": True}]
             for metric in spec.headline:
                 values = [e.scores[task].get(metric) for e in mine]
                 cells.append(_cell([v for v in values if v is not None], metric)
-                             | {"ranked": metric == first.name})
+                             | {"ranked": False})
+            place = r.place or place
             rows.append({
                 "model": r.model, "version": r.package_version, "cells": cells,
-                "tied": r.tied and not reference,
-                "seeds": len(mine), "reference": reference or (r.model,
-                                                               r.package_version) in floors,
+                "place": "" if line or r.place is None else r.place,
+                "group": "" if line else group_label(r.group),
+                "partial": r.partial and not line,
+                "seeds": len(mine), "reference": line,
                 "links": [{"href": e.canonical_path, "label": _link_label(e)}
                           for e in sorted(mine, key=lambda e: e.seed) if e.submission_path],
             })
@@ -191,11 +192,11 @@ def _rows(entries: list[LeaderboardEntry], oracle: list[LeaderboardEntry], varia
 def overall_rows(entries: list[LeaderboardEntry], references: list[LeaderboardEntry]
                  ) -> list[dict[str, Any]]:
     """The overall ranking: per model, ``overall`` and each category's normalized mean over
-    every cohort of the board (:func:`.board.rank_overall`), best first; the models that
-    read the truth follow as reference lines, unranked."""
+    every cohort of the board (:func:`.ranking.rank_overall`: complete models first, then
+    the partial ones), with places and groups; the models that read the truth follow as
+    reference lines, unranked."""
     rows = []
     for reference, pool in ((False, entries), (True, references)):
-        place = 0
         groups = _by_model(pool)
         for r in rank_overall(pool, floors=floors_of(pool)):
             mine = groups[(r.model, r.package_version)]
@@ -203,11 +204,12 @@ def overall_rows(entries: list[LeaderboardEntry], references: list[LeaderboardEn
             cells += [_stat_cell(*r.categories.get(c, (None, None, None)))
                       for c in CATEGORIES]
             line = reference or is_floor(r.model, r.package_version)
-            place += not line
-            rows.append({"rank": "" if line else f"={place}" if r.tied else str(place),
-                         "place": "" if line else place,
+            rows.append({"rank": "" if line or r.place is None else str(r.place),
+                         "place": "" if line or r.place is None else r.place,
+                         "group": "" if line else group_label(r.group),
+                         "partial": r.partial and not line,
                          "model": r.model, "version": r.package_version, "cells": cells,
-                         "cohorts": len(mine), "reference": line, "tied": r.tied and not line})
+                         "cohorts": len(mine), "reference": line})
     return rows
 
 
@@ -235,10 +237,11 @@ def _sections(entries: list[LeaderboardEntry], oracle: list[LeaderboardEntry]
         for task, spec in TASKS.items():
             rows = _rows(mine, oracle_by_variant.get(name, []), name, task, floors)
             if rows:
-                tasks.append({"name": task, "rows": rows, "metrics": [
+                tasks.append({"name": task, "category": spec.category, "rows": rows,
+                              "metrics": [
                     {"name": m, "higher": str(spec.metric(m).higher_is_better).lower()
-                     if spec.metric(m).higher_is_better is not None else "none",
-                     "ranked": m == spec.ranking_metric.name}
+                     if spec.metric(m).higher_is_better is not None
+                     and spec.metric(m).ranked else "none"}
                     for m in spec.headline]})
         variants.append({"name": name, "hash": v.variant_hash, "description": v.description,
                          "tasks": tasks, "page": f"{v.name}.html", "entries": len(mine),
@@ -296,7 +299,8 @@ FIGURE_MODELS = 12
 def page_figures(entries: list[LeaderboardEntry], oracle: list[LeaderboardEntry],
                  figures: Path | None) -> list[dict[str, str]]:
     """The figures drawn from the board itself (so a submitted model appears in them),
-    then those only the reference sweep can draw, from ``figures``."""
+    then any in ``figures`` (a folder the command names), captioned as not drawn from the
+    board."""
     import tempfile
 
     from icgbench.bench.plots import BOARD_FIGURES, board_figures
@@ -306,7 +310,7 @@ def page_figures(entries: list[LeaderboardEntry], oracle: list[LeaderboardEntry]
         drawn = figure_images(Path(tmp), f"drawn from this board: the {FIGURE_MODELS} "
                               "models ranked highest overall and the reference lines")
     ours = {f"figure-{Path(name).stem}" for name in BOARD_FIGURES}
-    return drawn + [f for f in figure_images(figures, "from the reference sweep")
+    return drawn + [f for f in figure_images(figures, "not drawn from this board")
                     if f["id"] not in ours]
 
 

@@ -1,5 +1,5 @@
-"""How sure a ranking is: a 95% interval for every mean, and which models the leader's lead
-over is not real.
+"""How sure a ranking is: a 95% interval for every mean, and which neighbours in a ranking
+are really apart.
 
 A board mean is the average of one metric over a model's cohorts (seeds of a variant, or
 every cohort for ``overall``). Cohorts are independent draws of the data-generating
@@ -10,12 +10,18 @@ t(0.975, n - 1) * sd / sqrt(n)``; for ``overall`` (cohorts of different variants
 conservative, since part of the spread is between variants. A test on fresh cohorts checks
 that it covers the expected score at about the stated rate.
 
-Ties: each model is compared with the leader on the cohorts both were graded on, by a
-paired t-test of the per-cohort differences (two-sided), and the p-values of all the
-comparisons with the leader are adjusted by Holm's step-down method (family-wise error
-0.05). A model whose difference from the leader is not significant after adjustment is
-*tied with the leader*; so is one that shares fewer than two cohorts with it (nothing can
-separate them).
+Which differences are real: every pair of *adjacent* models in a ranking is compared on
+the cohorts both were graded on, by a paired t-test of the per-cohort differences blocked
+by variant (the differences' variant means are removed from their spread, and the test has
+``n - V`` degrees of freedom for ``n`` cohorts of ``V`` variants; one variant: the plain
+paired t-test), two-sided. The p-values of all the adjacent pairs of a ranking are adjusted
+together by Holm's step-down method (family-wise error 0.05). A pair whose difference is
+not significant after adjustment is not separable, and a run of models joined by such
+pairs is a **group**: a reader may not order models within a group. A pair whose
+differences are all exactly zero (two models with identical scores on every shared cohort,
+e.g. the seed's MB-CNets' shared latent scores) is a tie by definition, not a test: it is
+left out of Holm's family and joins its group; so is a pair sharing fewer than two cohorts
+(nothing can separate it). Equal means share a place.
 """
 
 from __future__ import annotations
@@ -49,21 +55,37 @@ def interval(values: Sequence[float], level: float = LEVEL) -> tuple[float, floa
     return mean - half, mean + half
 
 
+def _shared_differences(a: ByCohort, b: ByCohort) -> list[tuple[tuple[str, int], float]]:
+    return [(c, a[c] - b[c]) for c in sorted(set(a) & set(b))]
+
+
 def paired_p(a: ByCohort, b: ByCohort) -> float | None:
-    """Two-sided paired t-test p-value of ``a - b`` over their shared cohorts; None when
-    they share fewer than two. Equal differences: 1.0 when all zero, else 0.0."""
-    shared = sorted(set(a) & set(b))
+    """Two-sided p-value of ``a - b`` over their shared cohorts, blocked by variant (see the
+    module; one variant: the plain paired t-test); None when they share fewer than two
+    cohorts or every difference is exactly zero (a tie, not a test). A constant nonzero
+    difference gives 0.0."""
+    shared = _shared_differences(a, b)
     if len(shared) < 2:
         return None
-    diffs = [a[c] - b[c] for c in shared]
-    sd = statistics.stdev(diffs)
+    diffs = [d for _, d in shared]
+    if all(d == 0.0 for d in diffs):
+        return None
+    by_variant: dict[str, list[float]] = {}
+    for (variant, _), d in shared:
+        by_variant.setdefault(variant, []).append(d)
+    df = len(diffs) - len(by_variant)
+    if df < 1:  # one cohort per variant: no spread within a variant to test against
+        df, residuals = len(diffs) - 1, [d - statistics.fmean(diffs) for d in diffs]
+    else:
+        residuals = [d - statistics.fmean(v) for v in by_variant.values() for d in v]
+    spread = math.fsum(r * r for r in residuals) / df
     mean = statistics.fmean(diffs)
-    if sd == 0.0:
+    if spread == 0.0:
         return 1.0 if mean == 0.0 else 0.0
     from scipy.stats import t
 
-    stat = mean / (sd / math.sqrt(len(diffs)))
-    return float(2 * t.sf(abs(stat), len(diffs) - 1))
+    stat = mean / math.sqrt(spread / len(diffs))
+    return float(2 * t.sf(abs(stat), df))
 
 
 def holm(pvalues: Mapping[str, float], alpha: float = ALPHA) -> set[str]:
@@ -77,28 +99,47 @@ def holm(pvalues: Mapping[str, float], alpha: float = ALPHA) -> set[str]:
     return rejected
 
 
-def tied_with_leader(values: Mapping[str, ByCohort], leader: str,
-                     alpha: float = ALPHA) -> set[str]:
-    """The models (keys of ``values``, the leader excluded) whose difference from
-    ``leader`` is not significant: paired t-tests over shared cohorts, Holm-adjusted."""
-    pvalues, untestable = {}, set()
-    for name, by_cohort in values.items():
-        if name == leader:
-            continue
-        p = paired_p(values[leader], by_cohort)
-        if p is None:
-            untestable.add(name)
-        else:
-            pvalues[name] = p
-    return untestable | (set(pvalues) - holm(pvalues, alpha))
+def adjacent_separable(values: Mapping[str, ByCohort], order: Sequence[str],
+                       alpha: float = ALPHA) -> list[bool]:
+    """For each adjacent pair of ``order`` (best first), whether it is separable: its
+    paired test (:func:`paired_p`) is significant after Holm's adjustment over the ranking's
+    adjacent pairs that are tests (ties and pairs without two shared cohorts are not)."""
+    pvalues = {}
+    for i, (a, b) in enumerate(itertools.pairwise(order)):
+        p = paired_p(values[a], values[b])
+        if p is not None:
+            pvalues[str(i)] = p
+    rejected = holm(pvalues, alpha)
+    return [str(i) in rejected for i in range(max(len(order) - 1, 0))]
+
+
+def groups(values: Mapping[str, ByCohort], order: Sequence[str], alpha: float = ALPHA
+           ) -> list[int]:
+    """The group (1, 2, ...) of each model of ``order``: a new group starts after every
+    separable adjacent pair."""
+    separable = adjacent_separable(values, order, alpha)
+    out, group = [], 1
+    for i in range(len(order)):
+        if i and separable[i - 1]:
+            group += 1
+        out.append(group)
+    return out
 
 
 def separable_pairs(values: Mapping[str, ByCohort], order: Sequence[str],
                     alpha: float = ALPHA) -> tuple[int, int]:
-    """(separable, total) adjacent pairs of ``order``: pairs whose paired t-test over shared
-    cohorts is significant at ``alpha`` after Holm's adjustment over the adjacent pairs."""
-    pvalues = {}
-    for i, (a, b) in enumerate(itertools.pairwise(order)):
-        p = paired_p(values[a], values[b])
-        pvalues[str(i)] = 1.0 if p is None else p
-    return len(holm(pvalues, alpha)), len(pvalues)
+    """(separable, total) adjacent pairs of ``order`` (see :func:`adjacent_separable`)."""
+    flags = adjacent_separable(values, order, alpha)
+    return sum(flags), len(flags)
+
+
+def places(means: Sequence[float], decimals: int = 9) -> list[int]:
+    """1-based places of means already ordered best first: equal means (to ``decimals``
+    decimals: sums in another order are not a lead) share the better place."""
+    out: list[int] = []
+    for i, mean in enumerate(means):
+        if i and round(mean, decimals) == round(means[i - 1], decimals):
+            out.append(out[-1])
+        else:
+            out.append(i + 1)
+    return out

@@ -6,7 +6,11 @@ The registry's competitors take fixed colours from a colour-blind-safe qualitati
 drawn hatched or dashed, never a palette colour (``random`` the light grey floor,
 ``ceiling`` and ``oracle`` darker). A model not in the registry (a submitted one) takes a
 colour from a second palette, by its place among the board's other such names in sorted
-order, so a board always draws the same way.
+order, so a board always draws the same way. The second palette keeps a distance of at
+least 25 in CIELAB from every registry and reference colour and between its own colours,
+with a lightness between 30 and 80 so that it shows on white (``tests/test_figure_colors``);
+a contribution's bars and points also have a black outline. Past its nine colours, the
+palette repeats with the outline dashed.
 """
 
 from __future__ import annotations
@@ -18,9 +22,9 @@ from icgbench.models import DECLARATIONS as MODELS
 #: The registry's competitors, in order (11 today); more would cycle through EXTRA.
 PALETTE = ("#E69F00", "#56B4E9", "#009E73", "#0072B2", "#D55E00", "#CC79A7", "#882255",
            "#44AA99", "#999933", "#332288", "#DDCC77")
-#: Models outside the registry, in sorted order.
-EXTRA = ("#77AADD", "#EE8866", "#AA4499", "#117733", "#BBCC33", "#661100", "#6699CC",
-         "#FFAABB", "#99DDFF", "#AAAA00", "#EEDD88", "#44BB99")
+#: Models outside the registry (contributions), in sorted order.
+EXTRA = ("#EE3377", "#66CC00", "#A6611A", "#E41A1C", "#984EA3", "#33A02C", "#FB8072",
+         "#FF00FF", "#B2182B")
 #: Reference lines: neutral greys.
 NEUTRAL = {"random": "#A6A6A6", "ceiling": "#5F5F5F", "oracle": "#1A1A1A"}
 
@@ -28,6 +32,11 @@ NEUTRAL = {"random": "#A6A6A6", "ceiling": "#5F5F5F", "oracle": "#1A1A1A"}
 def is_reference(model: str) -> bool:
     """A reference line (drawn in a neutral style, never ranked)."""
     return model in NEUTRAL
+
+
+def is_contribution(model: str) -> bool:
+    """A model outside the registry (drawn from the second palette, outlined)."""
+    return model not in MODELS and model not in NEUTRAL
 
 
 def model_colors(models: Iterable[str]) -> dict[str, str]:

@@ -131,10 +131,30 @@ def panel_markdown() -> str:
     return "\n".join(out)
 
 
+def reference_panel_markdown() -> str:
+    """Which categories each model attempts, and whether it is one of the board's
+    references (from the model registry)."""
+    from icgbench.models import DECLARATIONS, model_class
+    from icgbench.models.colors import is_reference
+
+    out = ["| model | on the board | " + " | ".join(CATEGORIES) + " |",
+           "| --- | --- |" + " --- |" * len(CATEGORIES)]
+    for name, declaration in DECLARATIONS.items():
+        blocks = set(model_class(name).blocks)
+        attempted = {t.category for t in TASKS.values() if set(t.blocks) <= blocks}
+        board = ("reads the truth: a reference line" if declaration.oracle
+                 else "the floor line" if is_reference(name)
+                 else "yes" if declaration.board else "no: generic discovery")
+        out.append(f"| `{name}` | {board} | " + " | ".join(
+            "yes" if c in attempted else "-" for c in CATEGORIES) + " |")
+    return "\n".join(out)
+
+
 #: Page -> (section name, generator) pairs.
 SECTIONS: dict[str, list[tuple[str, Callable[[], str]]]] = {
     "docs/dgp.md": [("family", family_markdown), ("measurement", measurement_markdown)],
     "docs/scoring.md": [("categories", categories_markdown), ("panel", panel_markdown)],
+    "docs/models.md": [("reference_panel", reference_panel_markdown)],
 }
 
 

@@ -29,6 +29,9 @@ class Metric:
     random_baseline: Baseline = None
     best: float | None = None
     baseline_text: str | None = None  # how a truth-dependent baseline is computed (docs)
+    #: False for a metric a constant answer can win (a conformity share, ECE): the board
+    #: lists it, never ranks by it.
+    ranked: bool = True
 
     def baseline(self, truth: Truth) -> float | None:
         """The random baseline's value for this truth."""

@@ -111,17 +111,17 @@ def _random_ate_mae(truth: Truth) -> float:
 
 METRICS = (
     Metric("prior_conformity", True, "Share of interventions whose delta has the structural "
-           "prior's sign (a zero or missing delta fails).", 0.5, 1.0),
+           "prior's sign (a zero or missing delta fails).", 0.5, 1.0, ranked=False),
     Metric("prior_conformity_tolerant", True, "As prior_conformity, but |delta| <= 1e-3 also "
            "passes (the seed reference's convention).",
            lambda t: 0.5 + 0.5 * _p_abs_below(TOLERANT_ZERO, _delta_sd(t)), 1.0,
-           "1/2 + 1/2 P(|delta| <= 1e-3), delta ~ N(0, 1/(6n))"),
+           "1/2 + 1/2 P(|delta| <= 1e-3), delta ~ N(0, 1/(6n))", ranked=False),
     Metric("dgp_conformity", True, "Share of interventions whose delta has the DGP's true "
-           "sign.", 0.5, 1.0),
+           "sign.", 0.5, 1.0, ranked=False),
     Metric("responsive_dgp_conformity", True, "Share of interventions whose delta has the "
            "DGP's sign and |delta| >= responsive_threshold.",
            lambda t: 0.5 * (1.0 - _p_abs_below(RESPONSIVE_THRESHOLD, _delta_sd(t))), 1.0,
-           "1/2 P(|delta| >= threshold), delta ~ N(0, 1/(6n))"),
+           "1/2 P(|delta| >= threshold), delta ~ N(0, 1/(6n))", ranked=False),
     Metric("pehe", False, "Root mean squared error between predicted and true individual "
            "risk changes, over subjects and interventions (a missing intervention predicts "
            "no change).", _random_pehe, 0.0,

@@ -21,7 +21,7 @@ METRICS = (
            1.0, 0.0),
     Metric("ece", False, "Expected calibration error over 10 equal-width bins.",
            lambda t: m.ece_of_uniform(_prevalence(t)), 0.0,
-           "mean over the 10 bin centres c of |c - event rate|"),
+           "mean over the 10 bin centres c of |c - event rate|", ranked=False),
     Metric("mean_proba", None, "Mean predicted probability.", 0.5),
     Metric("event_rate", None, "Observed event rate of the test split.", _prevalence,
            baseline_text="the event rate itself"),

@@ -44,7 +44,7 @@ METRICS = (
     Metric("shd_reversal_2", False, "SHD with a reversal counting 2 (RC-GNN): "
            "|predicted - true| + |true - predicted| over directed edges.", None, 0.0),
     Metric("f1_range_k_pm5", False, "max - min directed F1 over K +/- 5: < 0.1 robust, "
-           "< 0.2 moderate, else sensitive.", None, 0.0),
+           "< 0.2 moderate, else sensitive.", None, 0.0, ranked=False),
     Metric("edge_auroc", True, "AUROC of the scores over every ordered off-diagonal pair.",
            0.5, 1.0),
     Metric("edge_auprc", True, "Average precision of the scores over every ordered pair.",
