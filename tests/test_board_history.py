@@ -534,3 +534,81 @@ def test_verify_base_checks_only_the_rows_added_or_changed_since(work, monkeypat
     csv_text_now = (board / CSV_NAME).read_text()
     (board / CSV_NAME).write_text(csv_text_now.replace('"base"', '"based"', 1))
     assert any(p.startswith(f"{CSV_NAME}:") for p in _history(board, base))
+
+
+# The repository's own configuration runs nothing: a board folder may be a stranger's clone.
+
+def _planted_fsmonitor(clone: Path) -> Path:
+    """A ``core.fsmonitor`` program in ``clone``'s config that leaves a marker when run;
+    plain ``git status`` runs it (the attack is real), so the marker is removed after."""
+    marker = clone.parent / "fsmonitor-ran"
+    hook = clone.parent / "fsmonitor.sh"
+    hook.write_text(f"#!/bin/sh\necho ran >>{marker}\n")
+    hook.chmod(0o755)
+    git(clone, "config", "core.fsmonitor", str(hook))
+    subprocess.run(["git", "status", "--porcelain"], cwd=clone, capture_output=True,
+                   check=False)
+    assert marker.exists(), "git status no longer runs core.fsmonitor: the test proves nothing"
+    marker.unlink()
+    return marker
+
+
+def test_board_commands_run_no_program_the_repository_names(work, capsys):
+    from icgbench.cli import main
+
+    clone, base, staging = work
+    board = clone / "leaderboard"
+    marker = _planted_fsmonitor(clone)
+    git(clone, "config", "diff.external", str(clone.parent / "fsmonitor.sh"))
+    code = main(["leaderboard", "add", "--dir", str(board),
+                 str(submission_file(staging, "mbcnet_v0_1", "linear_lowhet"))])
+    assert code == 0, capsys.readouterr().err
+    assert not marker.exists()
+    git(clone, "-c", "core.fsmonitor=false", "add", "-A")
+    git(clone, "-c", "core.fsmonitor=false", "commit", "-qm", "a new entry")
+    code, out = _cli_verify(board, base, capsys)
+    assert code == 0, out
+    assert not marker.exists()
+
+
+def test_a_board_file_git_was_told_to_skip_is_not_trusted(work, capsys):
+    """``assume-unchanged`` hides an edited CSV from ``git status``: the HEAD fast path
+    would splice the new row under it and the JSON and CSV would disagree. Not trusted,
+    the board is checked whole, and the edit is found before anything is written."""
+    from icgbench.cli import main
+
+    clone, _, staging = work
+    board = clone / "leaderboard"
+    (board / CSV_NAME).write_text((board / CSV_NAME).read_text().replace("base", "forged"))
+    git(clone, "update-index", "--assume-unchanged", f"leaderboard/{CSV_NAME}")
+    assert git(clone, "status", "--porcelain") == ""  # git does not look at it
+    before = {p.name: p.read_bytes() for p in board.iterdir() if p.is_file()}
+    code = main(["leaderboard", "add", "--dir", str(board),
+                 str(submission_file(staging, "mbcnet_v0_1", "linear_lowhet"))])
+    err = capsys.readouterr().err
+    assert code == 1 and "differs from leaderboard.json in earlier rows" in err, err
+    assert {p.name: p.read_bytes() for p in board.iterdir() if p.is_file()} == before
+
+
+@pytest.mark.parametrize("change", [
+    lambda row: row.pop("notes"),
+    lambda row: row.update(scores=[1, 2]),
+    lambda row: row.update(scores={"risk_prediction": 0.5}),
+    lambda row: row.update(seed="0"),
+])
+def test_a_malformed_row_at_head_stops_an_add_with_its_place_named(work, capsys, change):
+    """HEAD's board is trusted as verified; a row that is not entry-shaped is validated
+    after all: a message naming it, exit 2 or 1, never a traceback."""
+    from icgbench.cli import main
+
+    clone, _, staging = work
+    board = clone / "leaderboard"
+    doc = json.loads((board / JSON_NAME).read_text())
+    change(doc["entries"][0])
+    (board / JSON_NAME).write_text(json.dumps(doc, indent=1))
+    commit(clone, "a malformed row")
+    code = main(["leaderboard", "add", "--dir", str(board),
+                 str(submission_file(staging, "mbcnet_v0_1", "linear_lowhet"))])
+    captured = capsys.readouterr()
+    assert code in (1, 2) and "Traceback" not in captured.err
+    assert "entry 0" in captured.err and "invalid" in captured.err, captured.err

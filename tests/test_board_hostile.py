@@ -481,3 +481,27 @@ def test_fractions_of_a_second_are_kept():
     assert parse_utc("2026-11-25T12:00:00.25Z").microsecond == 250000
     assert parse_utc("2026-11-25T12:00:00.000001Z").microsecond == 1
     assert parse_utc("2026-11-25T12:00:00Z").microsecond == 0
+
+
+# Outputs inside a board would be strays that fail its verification.
+
+@pytest.mark.parametrize("inside", [".", "site", "submissions/site"])
+def test_no_output_folder_may_lie_inside_a_board(tmp_path, board, capsys, inside):
+    folder = small_board_copy(board, tmp_path)
+    before = snapshot(folder)
+    code, text = run(capsys, "render", "--dir", folder, "--outdir", folder / inside)
+    assert code == 2 and "lies inside the leaderboard" in text and str(folder) in text, text
+    assert snapshot(folder) == before
+    code, text = run(capsys, "verify", "--dir", folder, "--tier", "small", "--jobs", "1")
+    assert code == 0, text
+    code, text = run(capsys, "render", "--dir", folder, "--outdir", tmp_path / "site")
+    assert code == 0 and (tmp_path / "site" / "index.html").is_file(), text
+
+
+@pytest.mark.parametrize("notes", ["-2+3", "--dir", "-h", "- a list"])
+def test_notes_that_start_with_a_dash_are_notes(tmp_path, board, capsys, notes):
+    folder = small_board_copy(board, tmp_path)
+    path = _file(tmp_path, submission_doc("mbcnet_v0_1", "linear_lowhet"), "s.json")
+    code, text = run(capsys, "add", path, "--notes", notes, "--dir", folder)
+    assert code == 0, text
+    assert read_entries(folder)[-1].notes == notes

@@ -13,6 +13,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -451,6 +452,13 @@ def _write(repo: Path, files: dict[str, str]) -> None:
             path.chmod(0o755)
 
 
+def _embedded_repository(folder: Path) -> None:
+    """A repository inside the board: ``git add`` records it as a gitlink (mode 160000)."""
+    folder.mkdir(parents=True)
+    git(folder, "init", "-q")
+    commit(folder, "a submodule's commit")
+
+
 @pytest.fixture(scope="module")
 def prs(tmp_path_factory) -> Repo:
     """A repository whose main holds a board, the PR's own fake scripts and code, and a
@@ -480,11 +488,20 @@ def prs(tmp_path_factory) -> Repo:
                                         "leaderboard/sealed/queue/s.json": "{}"}),
         "main_moved_on": lambda: _write(repo, {"src/icgbench/x.py": "x = 3\n"}),
         "broken": lambda: _write(repo, {"leaderboard/deep/unreadable": "a tree of its own"}),
+        "symlink": lambda: (repo / "leaderboard/up").symlink_to("../src"),
+        "replaced": lambda: _write(repo, {"src/icgbench/x.py": "x = 4\n"}),
+        "gitlink": lambda: _embedded_repository(repo / "leaderboard/sub"),  # last: it stays
     }
     for name, change in changes.items():
         git(repo, "checkout", "-q", "--detach", shas["base"])
         change()
         shas[name] = commit(repo, name)
+    shutil.rmtree(repo / "leaderboard/sub")  # the embedded repository; its gitlink stays
+    git(repo, "checkout", "-q", "--detach", shas["sealed"])
+    git(repo, "rm", "-rq", "leaderboard/sealed")
+    shas["sealed_deleted"] = commit(repo, "the sealed board deleted")
+    # a replace ref would show the scope check a board-only tree in place of "replaced"
+    git(repo, "replace", shas["replaced"], shas["inside"])
     git(repo, "checkout", "-q", "--orphan", "unrelated")
     git(repo, "rm", "-rfq", ".")
     _write(repo, {"leaderboard/leaderboard.json": "{}\n"})
@@ -644,6 +661,21 @@ def scope_fails_when_git_diff_fails(ci: Ci) -> None:
 
 
 @scenario
+def scope_refuses_links_in_the_board(ci: Ci) -> None:
+    for head, mode in (("gitlink", "160000"), ("symlink", "120000")):
+        for flag in ((), ("--maintainer-approved",)):
+            run = ci.scope("base", head, *flag)
+            assert run.rc == 1 and "adds 1 gitlink(s)" in run.err, head
+            assert f"\n  {mode} leaderboard/" in run.err and "regular files" in run.err, head
+
+
+@scenario
+def scope_ignores_replace_refs(ci: Ci) -> None:
+    run = ci.scope("base", "replaced")
+    assert run.rc == 1 and "src/icgbench/x.py" in run.err
+
+
+@scenario
 def scope_usage(ci: Ci) -> None:
     assert ci._run([ci.trusted / "tools/ci/pr-scope", ci.prs.root, "x"]).rc == 2
 
@@ -709,6 +741,16 @@ def verify_checks_the_sealed_board_and_queue(ci: Ci) -> None:
 
 
 @scenario
+def verify_checks_a_deleted_sealed_board(ci: Ci) -> None:
+    run = ci.verify("sealed", "sealed_deleted")
+    c, base = ci.prs.trees["sealed_deleted"], ci.prs.sha("sealed")
+    assert run.rc == 0 and run.log[-1] == (
+        f"trusted {ci.trusted} leaderboard verify --dir {c}/leaderboard/sealed --tier sealed"
+        f" --base {base}")
+    assert ci.verify("base", "inside").log == ci.calls("inside", *_GRADE)
+
+
+@scenario
 def verify_a_first_push_has_no_history(ci: Ci) -> None:
     run = ci.verify("", "inside")
     assert run.rc == 0 and run.log == ci.calls(
@@ -756,8 +798,13 @@ def test_every_ci_script_is_executable_and_admit_sealed_fails_closed():
 MUTANTS: list[tuple[str, str, str, str]] = [
     # (script, text in it, what a plausible change writes instead, the bug)
     ("pr-scope", "set -euo pipefail", "set -eu", "drop pipefail"),
-    ("pr-scope", "    leaderboard/*) ;;", "    leaderboard*) ;;", "prefix without the slash"),
-    ("pr-scope", "    leaderboard/*) ;;", "    *leaderboard/*) ;;", "any leaderboard/ folder"),
+    ("pr-scope", "    leaderboard/*)\n", "    leaderboard*)\n", "prefix without the slash"),
+    ("pr-scope", "    leaderboard/*)\n", "    *leaderboard/*)\n", "any leaderboard/ folder"),
+    ("pr-scope", "160000 | 120000)", "120000)", "gitlinks pass"),
+    ("pr-scope", "160000 | 120000)", "160000)", "symbolic links pass"),
+    ("pr-scope", "  exit 1\nfi\nif [ ${#outside[@]}", "  exit 0\nfi\nif [ ${#outside[@]}",
+     "links reported, not refused"),
+    ("pr-scope", " GIT_NO_REPLACE_OBJECTS=1", "", "replace refs honoured"),
     ("pr-scope", "set -euo pipefail\n", "set -euo pipefail\nshopt -s nocasematch\n",
      "case-insensitive paths"),
     ("pr-scope", "  exit 1\nfi\necho", "  exit 0\nfi\necho", "out of scope exits 0"),
@@ -774,17 +821,18 @@ MUTANTS: list[tuple[str, str, str, str]] = [
     ("pr-scope", " --no-renames ", " ", "renames detected (a move into the board hides)"),
     ("pr-scope", 'rev-parse --verify --quiet "$1^{commit}"', 'rev-parse "$1"',
      "refs not checked to be commits"),
-    ("pr-scope", 'if ! merge_base=$(git -C "$repo" merge-base "$base_sha" "$head_sha"); then',
-     'if ! merge_base=$(git -C "$repo" merge-base "$base_sha" "$head_sha" || echo "$base_sha")'
+    ("pr-scope", 'if ! merge_base=$(git_ -C "$repo" merge-base "$base_sha" "$head_sha"); then',
+     'if ! merge_base=$(git_ -C "$repo" merge-base "$base_sha" "$head_sha" || echo "$base_sha")'
      '; then', "no merge base falls back to the base"),
     ("pr-scope", "cannot tell what the pull request changes\" >&2\n  exit 2",
      "cannot tell what the pull request changes\" >&2\n  exit 0", "no merge base exits 0"),
-    ("pr-scope", 'if ! git -C "$repo" diff -z --name-only --no-renames "$merge_base" "$head_sha"'
-     ' -- >"$changes"\nthen',
-     'git -C "$repo" diff -z --name-only --no-renames "$merge_base" "$head_sha" -- >"$changes"'
-     ' || true\nif false\nthen', "git diff's status ignored"),
+    ("pr-scope", 'if ! git_ -C "$repo" diff -z --raw --no-renames --no-ext-diff --no-textconv \\\n'
+     '    "$merge_base" "$head_sha" -- >"$changes"\nthen\n'
+     '  echo "pr-scope: git diff $merge_base $head_sha failed in $repo" >&2\n  exit 2\nfi\n',
+     'git_ -C "$repo" diff -z --raw --no-renames --no-ext-diff --no-textconv \\\n'
+     '    "$merge_base" "$head_sha" -- >"$changes" || true\n', "git diff's status ignored"),
     ("pr-scope", 'done <"$changes"',
-     'done < <(git -C "$repo" diff -z --name-only --no-renames "$base...$head" --)',
+     'done < <(git_ -C "$repo" diff -z --raw --no-renames "$base...$head" --)',
      "back to process substitution"),
     ("verify-board", "set -euo pipefail", "set -uo pipefail", "drop -e"),
     ("verify-board", "set -euo pipefail", "set -eu", "drop pipefail"),
@@ -809,8 +857,12 @@ MUTANTS: list[tuple[str, str, str, str]] = [
      '\n  echo "verify-board: unknown option $approved" >&2\n  exit 2\nfi\n', "",
      "no validation of the approval flag"),
     ("verify-board", "--tier full --deep", "--tier full", "no deep verification"),
-    ("verify-board", 'if [ -e "$sealed/leaderboard.json" ]; then',
-     'if [ -d "$sealed/leaderboard.json" ]; then', "the sealed board is skipped"),
+    ("verify-board", 'if [ -e "$sealed/leaderboard.json" ] ||',
+     'if [ -d "$sealed/leaderboard.json" ] ||', "the sealed board is skipped"),
+    ("verify-board", ' || [ -n "$sealed_at_base" ]; then', "; then",
+     "a deleted sealed board is not checked"),
+    ("verify-board", '"$base:leaderboard/sealed/leaderboard.json"',
+     '"$head:leaderboard/sealed/leaderboard.json"', "the sealed board looked up at the head"),
     ("verify-board", "--dry-run", "", "the queue admitted in a PR"),
     ("verify-board", 'if ! "$icgbench" data verify --tier full >/dev/null 2>&1; then',
      "if false; then", "a missing tier is not built"),

@@ -393,3 +393,13 @@ def test_download_never_installs_over_its_own_archive(mini_home, tmp_path, capsy
     assert run(["data", "download", "--url", archive_file, "--outdir", dest]) == 2
     assert "refusing to write the installed file" in capsys.readouterr().err
     assert archive_file.read_bytes() == before
+
+
+def test_a_failed_write_names_its_target_not_a_temporary_file(tmp_path, capsys):
+    """The longest name a folder takes leaves no room for the temporary file beside it:
+    the error names the file asked for, and nothing is left behind."""
+    out = tmp_path / ("a" * 250 + ".json")
+    assert run(["submission", "template", "--variant", "linear_lowhet", "--out", out]) == 2
+    err = capsys.readouterr().err
+    assert f"cannot write {out}: File name too long" in err and ".tmp" not in err, err
+    assert list(tmp_path.iterdir()) == []

@@ -95,3 +95,56 @@ def test_cli_exit_code_matches_the_verdict(tmp_path, index, capsys):
     err = capsys.readouterr().err
     assert "Traceback" not in err
     assert (tmp_path / "r.json").exists() == (expected == 0)
+
+
+#: The schema's extreme values, by the kind of number a field holds.
+EXTREMES = {
+    "integer": [1, 2**31, 2**53 + 1, 10**308, 1e308, 1.7976931348623157e308, 10**400],
+    "number": [0.0, -0.0, 5e-324, -5e-324, 1e-300, 1.7976931348623157e308,
+               -1.7976931348623157e308, 1e308, 10**400],
+    "probability": [0.0, 1.0, 5e-324, 1 - 2**-53, 0.5],
+}
+#: (path to a field of the template, the kind of its numbers, a list of numbers or one)
+FIELDS = [(("structure_recovery", "k"), "integer", False), (("seed",), "integer", False),
+          (("structure_recovery", "score"), "number", True)]
+FIELDS += [((task, key), "probability" if key == "proba" else "number", True)
+           for task in BASE if isinstance(BASE[task], dict)
+           for key, value in BASE[task].items()
+           if isinstance(value, list) and value and isinstance(value[0], float)]
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(st.sampled_from(FIELDS), st.data())
+def test_whatever_validate_accepts_score_grades(tmp_path_factory, field, data):
+    """Through the CLI: a file ``validate`` accepts is graded by ``score`` (exit 0) or
+    refused with a message (1 or 2), never a traceback, whatever extreme value of the
+    schema it holds (the k of 1e308 overflowed the random-F1 chance level once)."""
+    import copy
+    import json
+
+    path_in_doc, kind, listed = field
+    doc = copy.deepcopy(BASE)
+    node = doc
+    for key in path_in_doc[:-1]:
+        node = node[key]
+    key = path_in_doc[-1]
+    pick = st.sampled_from(EXTREMES[kind])
+    if listed:
+        node[key] = [data.draw(pick) if data.draw(st.booleans()) else v for v in node[key]]
+    else:
+        node[key] = data.draw(pick)
+    folder = tmp_path_factory.mktemp("extreme")
+    path = folder / "s.json"
+    path.write_text(json.dumps(doc))
+    import contextlib
+    import io
+
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        validated = main(["validate", str(path)])
+        scored = main(["score", str(path), "--out", str(folder / "r.json")])
+    assert "Traceback" not in err.getvalue()
+    if validated == 0:
+        assert scored in (0, 1, 2), (path_in_doc, scored)
+        assert scored == 0 or "error" in err.getvalue(), err.getvalue()
+    assert (folder / "r.json").exists() == (scored == 0)

@@ -91,6 +91,26 @@ def configure_logging(verbosity: int) -> None:
     root.propagate = False
 
 
+#: Options whose value is free text: a value that starts with "-" (``--notes -2+3``) is
+#: still their value, not an option.
+FREE_TEXT_OPTIONS = ("--notes",)
+
+
+def joined_free_text(argv: list[str]) -> list[str]:
+    """``argv`` with each free-text option joined to its value (``--notes=VALUE``), so that
+    argparse never reads a value that starts with "-" as an option."""
+    out: list[str] = []
+    i = 0
+    while i < len(argv):
+        if argv[i] in FREE_TEXT_OPTIONS and i + 1 < len(argv):
+            out.append(f"{argv[i]}={argv[i + 1]}")
+            i += 2
+        else:
+            out.append(argv[i])
+            i += 1
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code (0 ok, 1 invalid input, 2 usage error)."""
     for stream in (sys.stdout, sys.stderr):  # a message may quote undecodable input
@@ -100,6 +120,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not [a for a in argv if a not in VERBOSE]:  # bare `icgbench`: the help, not an error
         build_parser().print_help()
         return 0
+    argv = joined_free_text(argv)
     parser = build_parser(only=_invoked_group(argv))
     if len(argv) == 1 and _has_subcommands(parser, argv[0]):
         argv = [argv[0], "--help"]  # `icgbench data`: that group's help

@@ -78,7 +78,10 @@ def write_bytes(path: Path, data: bytes, inputs: Iterable[Path] = ()) -> None:
     never over anything :func:`check_output` refuses."""
     path = check_output(Path(path), inputs)
     ensure_writable_dir(path.parent)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:  # named by its target, never by a temporary file's name
+        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
     try:
         os.fchmod(fd, 0o666 & ~_umask())
         with os.fdopen(fd, "wb") as handle:
@@ -87,6 +90,10 @@ def write_bytes(path: Path, data: bytes, inputs: Iterable[Path] = ()) -> None:
             os.fsync(handle.fileno())
         failpoints.reached("atomic.temp_written")
         os.replace(tmp, path)
+    except OSError as exc:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)

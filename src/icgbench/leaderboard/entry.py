@@ -98,10 +98,25 @@ class LeaderboardEntry:
         return cls.verified(data)
 
     @classmethod
-    def verified(cls, data: dict[str, Any]) -> LeaderboardEntry:
+    def verified(cls, data: Any) -> LeaderboardEntry:
         """An entry from a row that was validated before (a row of a board verified when it
-        merged, unchanged since): the schema check is what costs, row by row."""
+        merged, unchanged since): the schema check is what costs, row by row. A row whose
+        shape is not an entry's (a field missing, ``scores`` not an object of objects) is
+        validated after all, so it fails with the schema's message, never a traceback."""
+        if not _entry_shaped(data):
+            return cls.from_dict(data)
         return cls(**{f.name: data[f.name] for f in fields(cls)})
+
+
+def _entry_shaped(data: Any) -> bool:
+    """A cheap check of what building an entry relies on: every field, of its type."""
+    if not isinstance(data, dict) or any(f.name not in data for f in fields(LeaderboardEntry)):
+        return False
+    scores = data["scores"]
+    return (isinstance(scores, dict) and all(isinstance(v, dict) for v in scores.values())
+            and isinstance(data["seed"], int) and not isinstance(data["seed"], bool)
+            and all(isinstance(data[f.name], str) for f in fields(LeaderboardEntry)
+                    if f.name not in ("scores", "seed")))
 
 
 def parse_utc(text: str) -> dt.datetime | None:

@@ -1,8 +1,11 @@
 """The board's git repository, read without running anything in it.
 
-Every call runs ``git`` with a fixed, hardened environment (no system config, no prompt,
-the C locale) and reads objects with ``git cat-file`` only: the repository may come from a
-stranger's pull request, and nothing in it (hooks, filters, aliases) is run.
+Every call runs ``git`` with a fixed, hardened environment (no system or global config, no
+prompt, the C locale, replace refs ignored) and options that switch off every program a
+repository's own configuration could name (``core.fsmonitor``, hooks, external diff and
+text conversion, the untracked cache), and reads objects with ``git cat-file`` only: the
+repository may come from a stranger's pull request, and nothing in it is run. Index flags
+that make git skip a file (``assume-unchanged``, ``skip-worktree``) are never trusted.
 """
 
 from __future__ import annotations
@@ -16,13 +19,25 @@ from typing import IO
 
 from icgbench.errors import InvalidInputError, UsageError
 
-_GIT_ENV = {"GIT_CONFIG_NOSYSTEM": "1", "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
+_GIT_ENV = {"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull,
+            "GIT_NO_REPLACE_OBJECTS": "1", "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C",
+            "GIT_EXTERNAL_DIFF": "", "GIT_PAGER": "cat"}
+#: Configuration that names no program: passed before every git command (it overrides the
+#: repository's own ``.git/config``).
+GIT_SAFE = ("-c", "core.fsmonitor=false", "-c", f"core.hooksPath={os.devnull}",
+            "-c", "core.untrackedCache=false", "-c", "diff.external=",
+            "-c", "diff.noprefix=false", "-c", "core.pager=cat")
+
+
+def git_command(*args: str) -> list[str]:
+    """The argv of ``git ARGS``, hardened (:data:`GIT_SAFE`)."""
+    return ["git", *GIT_SAFE, *args]
 
 
 def run_git(cwd: Path, *args: str) -> subprocess.CompletedProcess:
     """``git ARGS`` in ``cwd``, hardened, output captured (a usage error without git)."""
     try:
-        return subprocess.run(["git", *args], cwd=cwd, capture_output=True, check=False,
+        return subprocess.run(git_command(*args), cwd=cwd, capture_output=True, check=False,
                               env={**os.environ, **_GIT_ENV}, timeout=120)
     except FileNotFoundError:
         raise UsageError("reading the board's history needs git, which is not installed"
@@ -93,7 +108,7 @@ def _skip(stream: IO[bytes], count: int) -> None:
 def blobs(top: Path, commit: str) -> Iterator[Blobs]:
     """A :class:`Blobs` reader of ``commit`` in the repository at ``top``."""
     try:
-        process = subprocess.Popen(["git", "cat-file", "--batch"], cwd=top,
+        process = subprocess.Popen(git_command("cat-file", "--batch"), cwd=top,
                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                    stderr=subprocess.DEVNULL, env={**os.environ, **_GIT_ENV})
     except FileNotFoundError:
@@ -132,9 +147,15 @@ def tree(top: Path, commit: str, path: str) -> dict[str, tuple[str, str]]:
 
 def committed_as_is(top: Path, *paths: str) -> bool:
     """True when the work tree under ``path`` is HEAD's: nothing modified, staged, deleted
-    or untracked. Then a file's bytes are those of its blob in HEAD."""
+    or untracked, and no file that git was told to skip (``assume-unchanged`` or
+    ``skip-worktree``: git would not look at it). Then a file's bytes are those of its
+    blob in HEAD."""
+    flags = run_git(top, "ls-files", "-v", "-z", "--", *paths)
+    if flags.returncode != 0 or any(item[:1].islower() or item[:1] == b"S"
+                                    for item in flags.stdout.split(b"\0") if item):
+        return False
     done = run_git(top, "status", "--porcelain", "-z", "--untracked-files=all",
-                   "--ignored=matching", "--", *paths)
+                   "--ignored=matching", "--no-renames", "--", *paths)
     return done.returncode == 0 and not done.stdout
 
 

@@ -412,7 +412,11 @@ def check_page(templates: jinja2.Environment, css: str, data_versions: list[str]
 
 
 def render(folder: Path, out: Path, figures: Path | None, with_oracle: bool = True) -> Page:
-    """Write ``out/index.html`` and copy the linked submissions beside it."""
+    """Write ``out/index.html`` and copy the linked submissions beside it (never into a
+    board: its pages would be strays there)."""
+    from icgbench.io.paths import outside_boards
+
+    outside_boards(out)
     page = build_page(folder, figures, with_oracle)
     ensure_writable_dir(out)
     copies = [("", e) for e in load_board(folder, new_tier=None).entries]

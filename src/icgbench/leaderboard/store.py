@@ -222,10 +222,11 @@ def read_json_file(folder: Path) -> bytes | None:
 def entries_of(raw: RawBoard, where: str, verified: int = 0) -> list[LeaderboardEntry]:
     """Every entry of ``raw``, each validated against the entry schema except the first
     ``verified`` (rows known to be a verified board's, byte for byte)."""
-    out = [LeaderboardEntry.verified(item) for item in raw.entries[:verified]]
-    for i, item in enumerate(raw.entries[verified:], start=verified):
+    out = []
+    for i, item in enumerate(raw.entries):
         try:
-            out.append(LeaderboardEntry.from_dict(item))
+            out.append(LeaderboardEntry.verified(item) if i < verified
+                       else LeaderboardEntry.from_dict(item))
         except InvalidInputError as exc:
             raise InvalidInputError(f"{where}: entry {i}: {exc}") from None
     return out

@@ -252,10 +252,11 @@ def verify(folder: Path, jobs: int = 1, tier: str = PUBLIC_TIER, base: str | Non
             problems.append(Discrepancy(f"entry {i}", "schema_version", version,
                                         f"{SCHEMA_VERSION}, the board's (a row is never "
                                         "stored at another version than its board)"))
-    entries = [LeaderboardEntry.verified(item) for item in raw.entries[:start]]
-    for i, item in enumerate(raw.entries[start:], start=start):
+    entries = []
+    for i, item in enumerate(raw.entries):
         try:
-            entries.append(LeaderboardEntry.from_dict(item))
+            entries.append(LeaderboardEntry.verified(item) if i < start
+                           else LeaderboardEntry.from_dict(item))
         except InvalidInputError as exc:
             problems.append(Discrepancy(f"entry {i}", "schema", "valid", str(exc)))
     start = min(start, len(entries))
