@@ -15,6 +15,9 @@ a character), plus the objects each value and each object member become.
 
 Errors are :class:`InputProblem` with a plain message; callers wrap them in the error of
 their layer (a submission's ``SubmissionInvalid``, a board's ``InvalidInputError``).
+
+Text a stranger wrote (an HTTP reason phrase, a server's message, a name read from a file)
+goes into a message through :func:`printable`, so that it cannot drive the terminal.
 """
 
 from __future__ import annotations
@@ -54,6 +57,38 @@ class InputProblem(ValueError):
     def __init__(self, message: str, kind: str = "parse") -> None:
         super().__init__(message)
         self.kind = kind
+
+
+#: What :func:`printable` escapes: C0 controls (newlines and tabs included), DEL, C1
+#: controls, the bidirectional marks, embeddings, overrides and isolates, the line and
+#: paragraph separators, and lone surrogates (undecodable bytes read with surrogateescape).
+_UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029"
+                          r"\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_NAMED_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escaped(match: re.Match[str]) -> str:
+    char = match.group()
+    code = ord(char)
+    return _NAMED_ESCAPES.get(char) or (f"\\x{code:02x}" if code <= 0xFF else
+                                        f"\\u{code:04x}")
+
+
+def printable(text: str) -> str:
+    """``text`` safe to print on a terminal, on one line, with nothing hidden.
+
+    Every character that could move the cursor, change colours, set a window title, end
+    the line or reorder what is shown is replaced by a visible escape, as Python writes it
+    in a string literal: the C0 controls (U+0000-U+001F; a newline becomes ``\\n``, a
+    carriage return ``\\r``, a tab ``\\t``), DEL (``\\x7f``), the C1 controls
+    (U+0080-U+009F, e.g. ``\\x9b``, a one-character escape sequence), the bidirectional
+    controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069, e.g. ``\\u202e``),
+    the line and paragraph separators (U+2028, U+2029) and lone surrogates. Other text,
+    backslashes included, is left as it is. Use it on anything a stranger wrote (an HTTP
+    reason phrase, a server's error text, a name read from an archive) before it goes into
+    a message.
+    """
+    return _UNPRINTABLE.sub(_escaped, text)
 
 
 def shown(text: str, limit: int = SHOWN_CHARS) -> str:

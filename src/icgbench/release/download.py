@@ -16,6 +16,12 @@ average :attr:`Limits.min_rate` bytes a second: a server that drips a byte now a
 cut off, not waited on forever. A transient failure (no connection, a timeout, HTTP 408,
 425, 429, 500, 502, 503 or 504) is retried after 1 s, then 2 s, ...; any other HTTP error
 (a 404, a 403) is final at once.
+
+Redirects are followed only to http(s), and from https only to https
+(:func:`redirect_refused`): a server cannot send the download to another scheme (an
+``ftp://`` URL, which ``--url`` refuses) or down to clear text. Whatever a server says (a
+reason phrase, a redirect's target, a protocol error quoting its answer) reaches a message
+only through :func:`~icgbench.io.untrusted.printable`.
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ from urllib.parse import unquote, urlparse
 from icgbench import __version__
 from icgbench.errors import InvalidInputError, UsageError, UserError
 from icgbench.io.progress import progress_bar
+from icgbench.io.untrusted import printable, shown
 from icgbench.release import archive
 from icgbench.release.descriptor import Descriptor
 from icgbench.release.locate import HOME_ENV, data_home
@@ -139,14 +146,18 @@ def sources(descriptor: Descriptor, url: str | Sequence[str] | None = None) -> l
 
 def local_path(source: str) -> Path | None:
     """The file a local source names (a plain path or ``file://``), or None for a URL."""
-    parsed = urlparse(source)
+    try:
+        parsed = urlparse(source)
+    except ValueError as exc:
+        raise UsageError(f"cannot download {printable(shown(source))}: not a valid URL "
+                         f"({exc})") from None
     if parsed.scheme == "file":
         return Path(unquote(parsed.path))
     if parsed.scheme in REMOTE_SCHEMES:
         return None
     if parsed.scheme and len(parsed.scheme) > 1:  # one letter: a Windows drive
-        raise UsageError(f"cannot download {source}: unsupported scheme {parsed.scheme!r} "
-                         "(use http, https, file or a local path)")
+        raise UsageError(f"cannot download {printable(shown(source))}: unsupported scheme "
+                         f"{parsed.scheme!r} (use http, https, file or a local path)")
     return Path(source)
 
 
@@ -184,6 +195,64 @@ class _Clock:
                           f"of {rate:g} bytes/s (--min-rate)", transient=False)
 
 
+def redirect_refused(source: str, target: str) -> str | None:
+    """Why a redirect from ``source`` to ``target`` (absolute URLs) is not followed, or None
+    when it is: only to http(s), and from https only to https (never down to clear text)."""
+    where = f"redirect from {printable(shown(source))} to {printable(shown(target))} refused"
+    try:
+        to, origin = urlparse(target).scheme.lower(), urlparse(source).scheme.lower()
+    except ValueError as exc:
+        return f"{where}: not a valid URL ({exc})"
+    if to in REMOTE_SCHEMES and (origin != "https" or to == "https"):
+        return None
+    return f"{where}: only http(s) redirects are followed (https only to https)"
+
+
+def _opener():  # -> urllib.request.OpenerDirector (imported only to download)
+    """An opener for http(s) alone, following redirects only where
+    :func:`redirect_refused` allows."""
+    import urllib.error
+    import urllib.request
+    from urllib.parse import urljoin
+
+    class Redirects(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, req, fp, code, msg, headers, newurl):
+            problem = redirect_refused(req.full_url, newurl)
+            if problem:
+                fp.close()
+                raise _Failed(problem, transient=False)
+            return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+        def http_error_302(self, req, fp, code, msg, headers):
+            location = headers.get("location") or headers.get("uri")
+            if location is not None:  # checked before urllib parses it (it may not)
+                try:
+                    target = urljoin(req.full_url, location)
+                except ValueError:
+                    target = location
+                problem = redirect_refused(req.full_url, target)
+                if problem:
+                    fp.close()
+                    raise _Failed(problem, transient=False)
+            try:
+                return super().http_error_302(req, fp, code, msg, headers)
+            except urllib.error.HTTPError as exc:
+                if exc.code == code and str(exc.reason).startswith(self.inf_msg):
+                    raise _Failed(f"too many redirects from {printable(shown(req.full_url))} "
+                                  "(a redirect loop)", transient=False) from None
+                raise
+
+        http_error_301 = http_error_303 = http_error_307 = http_error_308 = http_error_302
+
+    opener = urllib.request.OpenerDirector()
+    for handler in (urllib.request.ProxyHandler(), urllib.request.UnknownHandler(),
+                    urllib.request.HTTPHandler(), urllib.request.HTTPSHandler(),
+                    urllib.request.HTTPDefaultErrorHandler(), Redirects(),
+                    urllib.request.HTTPErrorProcessor()):
+        opener.add_handler(handler)
+    return opener
+
+
 def _get(url: str, out: BinaryIO, limit: int, clock: _Clock) -> None:
     """One attempt: the body of ``url`` into ``out``, within ``limit`` bytes and the clock."""
     import http.client
@@ -192,21 +261,23 @@ def _get(url: str, out: BinaryIO, limit: int, clock: _Clock) -> None:
     import urllib.request
 
     request = urllib.request.Request(url, headers={"User-Agent": f"icgbench/{__version__}"})
+    named = printable(url)
     began = time.monotonic()
     timeout = min(clock.limits.idle, clock.remaining())
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
+        with _opener().open(request, timeout=timeout) as response:
             declared = response.headers.get("Content-Length")
-            total = int(declared) if declared and declared.isdigit() else None
+            digits = declared is not None and declared.isascii() and declared.isdigit()
+            total = int(declared) if digits else None
             if total is not None and total > limit:
-                raise TooLargeError(f"{url} sent over {limit} bytes ({total} declared); no "
+                raise TooLargeError(f"{named} sent over {limit} bytes ({total} declared); no "
                                     "archive of this release is that large")
             received = 0
-            with progress_bar(f"downloading {url}", total, unit="bytes") as advance:
+            with progress_bar(f"downloading {named}", total, unit="bytes") as advance:
                 while block := response.read1(CHUNK):
                     received += len(block)
                     if received > limit:
-                        raise TooLargeError(f"{url} sent over {limit} bytes; no archive of "
+                        raise TooLargeError(f"{named} sent over {limit} bytes; no archive of "
                                             "this release is that large")
                     out.write(block)
                     advance(len(block))
@@ -214,23 +285,30 @@ def _get(url: str, out: BinaryIO, limit: int, clock: _Clock) -> None:
             if total is not None and received != total:
                 raise _Failed(f"the connection closed after {received} of {total} bytes",
                               transient=True)
-    except urllib.error.HTTPError as exc:
-        raise _Failed(f"HTTP {exc.code} {exc.reason or ''}".strip(),
+    except urllib.error.HTTPError as exc:  # the reason phrase is the server's text
+        said = printable(shown(str(exc.reason or "")))
+        raise _Failed(f"HTTP {exc.code} {said}".strip(),
                       transient=exc.code in TRANSIENT_STATUS) from None
     except urllib.error.URLError as exc:
         reason = exc.reason
         transient = isinstance(reason, TimeoutError | ConnectionError | socket.gaierror)
-        raise _Failed(f"{getattr(reason, 'strerror', None) or reason}", transient) from None
+        said = str(getattr(reason, "strerror", None) or reason)
+        raise _Failed(printable(shown(said)), transient) from None
     except TimeoutError:
         raise _Failed(f"no data for {timeout:.2g} s", transient=True) from None
-    except (http.client.HTTPException, ConnectionError) as exc:
-        raise _Failed(f"{type(exc).__name__}: {exc}", transient=True) from None
+    except (http.client.HTTPException, ConnectionError) as exc:  # may quote the answer
+        raise _Failed(printable(shown(f"{type(exc).__name__}: {exc}")), transient=True
+                      ) from None
+    except ValueError as exc:  # a URL urllib cannot parse
+        raise _Failed(f"not a valid URL ({printable(shown(str(exc)))})", transient=False
+                      ) from None
 
 
 def fetch(url: str, descriptor: Descriptor, retries: int = DEFAULT_RETRIES,
           limits: Limits | None = None) -> Path:
     """The archive at ``url`` in the cache, downloaded unless already there."""
     limits = limits or Limits()
+    named = printable(url)  # a mirror may come from a descriptor: untrusted text
     folder = cache_dir()
     cached = folder / cached_name(descriptor, url)
     if cached.exists():
@@ -248,15 +326,15 @@ def fetch(url: str, descriptor: Descriptor, retries: int = DEFAULT_RETRIES,
             attempt += 1
             if not failure.transient or attempt > retries:
                 tries = f" ({attempt} attempts)" if attempt > 1 else ""
-                raise UsageError(f"cannot download {url}: {failure}{tries}") from None
+                raise UsageError(f"cannot download {named}: {failure}{tries}") from None
             wait = BACKOFF_SECONDS * attempt
-            log.info("%s failed (%s); retrying in %g s", url, failure, wait)
+            log.info("%s failed (%s); retrying in %g s", named, failure, wait)
             try:
                 time.sleep(min(wait, clock.remaining()))
             except _Failed as late:
-                raise UsageError(f"cannot download {url}: {failure}; {late}") from None
+                raise UsageError(f"cannot download {named}: {failure}; {late}") from None
         except OSError as exc:
-            raise UsageError(f"cannot download {url}: {exc.strerror or exc}") from None
+            raise UsageError(f"cannot download {named}: {exc.strerror or exc}") from None
 
 
 def _attempt(url: str, cached: Path, limit: int, clock: _Clock) -> Path:
@@ -311,7 +389,7 @@ def download(descriptor: Descriptor, dest: Path,
             with contextlib.suppress(OSError):
                 cached.unlink()
             log.warning("the cached archive %s (from %s) no longer verifies (%s); deleted it",
-                        cached, source, exc)
+                        cached, printable(source), exc)
             continue
         log.info("used the cached archive %s of %s", cached, source)
         return Installed(dest, source, cached)
@@ -354,5 +432,5 @@ def _try(source: str, path: Path | None, descriptor: Descriptor, dest: Path, ret
     try:
         archive.install(archive_file, descriptor, dest)
     except InvalidInputError as exc:
-        raise InvalidInputError(f"{source}: {exc}") from None
+        raise InvalidInputError(f"{printable(source)}: {exc}") from None
     return None

@@ -1,0 +1,128 @@
+"""Hostile input to the release layer, through the ``icgbench`` command.
+
+- a server that redirects a download to another scheme (``ftp://``), or says things meant
+  for the terminal (escape sequences in its reason phrase).
+"""
+
+from __future__ import annotations
+
+import http.server
+from pathlib import Path
+from typing import ClassVar
+
+import pytest
+
+from icgbench.cli import main
+from icgbench.release import archive, download
+from release_helpers import mini_release, serve, served
+
+
+@pytest.fixture()
+def home(tmp_path, monkeypatch):
+    """A fresh, empty data home (the download cache), no release named, no mirrors."""
+    home = tmp_path / "home"
+    monkeypatch.setenv("ICGBENCH_HOME", str(home))
+    monkeypatch.delenv("ICGBENCH_RELEASE", raising=False)
+    monkeypatch.delenv(download.MIRRORS_ENV, raising=False)
+    return home
+
+
+@pytest.fixture()
+def mini(tmp_path, home, monkeypatch):
+    """The mini tier, which ``icgbench data download`` installs."""
+    d = mini_release(tmp_path)
+    monkeypatch.setattr("icgbench.api.tables.tier_descriptor", lambda tier: d)
+    return d
+
+
+def _files(folder: Path) -> list[Path]:
+    return [p for p in folder.rglob("*") if p.is_file()] if folder.exists() else []
+
+
+def _one_line(err: str) -> str:
+    assert "Traceback" not in err and err.count("\n") == 1 and err.endswith("\n"), err
+    return err
+
+
+class _Answer(http.server.BaseHTTPRequestHandler):
+    """Answers every GET with the raw status line and headers of ``answers[path]``."""
+
+    answers: ClassVar[dict[str, bytes]] = {}
+
+    def log_message(self, *args):
+        pass
+
+    def do_GET(self):
+        head = self.answers.get(self.path, b"HTTP/1.1 404 Not Found")
+        self.wfile.write(head + b"\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+
+
+def _answering(answers: dict[str, bytes]):
+    return serve(type("Answer", (_Answer,), {"answers": answers}))
+
+
+def _redirect(location: str) -> bytes:
+    return b"HTTP/1.1 302 Found\r\nLocation: " + location.encode()
+
+
+def test_a_redirect_is_followed_to_http_but_not_to_ftp(mini, tmp_path, capsys):
+    """urllib followed a 302 to ftp:// (opening an FTP session), a scheme --url refuses."""
+    www = tmp_path / "www"
+    www.mkdir()
+    archive.pack(mini, www / "release.tar.gz")
+    with served(www) as files, _answering({"/moved.tar.gz": _redirect(f"{files}/release.tar.gz"),
+                                           "/ftp.tar.gz": _redirect("ftp://127.0.0.1/x")}
+                                          ) as url:
+        good = tmp_path / "good"
+        assert main(["data", "download", "--url", f"{url}/moved.tar.gz", "--retries", "0",
+                     "--outdir", str(good)]) == 0
+        assert len(_files(good)) == len(mini.resources) + 1
+        capsys.readouterr()
+        dest = tmp_path / "dest"
+        code = main(["data", "download", "--url", f"{url}/ftp.tar.gz", "--retries", "0",
+                     "--outdir", str(dest)])
+    err = _one_line(capsys.readouterr().err)
+    assert code == 2, err
+    assert (f"cannot download {url}/ftp.tar.gz: redirect from {url}/ftp.tar.gz to "
+            "ftp://127.0.0.1/x refused: only http(s) redirects are followed (https only to "
+            "https)") in err
+    assert _files(dest) == []
+
+
+@pytest.mark.parametrize("source, target, refused", [
+    ("http://a.example/x", "http://b.example/y", False),
+    ("http://a.example/x", "https://b.example/y", False),
+    ("https://a.example/x", "https://b.example/y", False),
+    ("HTTPS://a.example/x", "HTTPS://b.example/y", False),
+    ("https://a.example/x", "http://a.example/x", True),     # down to clear text
+    ("http://a.example/x", "ftp://a.example/x", True),
+    ("https://a.example/x", "ftp://a.example/x", True),
+    ("http://a.example/x", "file:///etc/passwd", True),
+    ("http://a.example/x", "data:,hello", True),
+    ("http://a.example/x", "gopher://a.example/x", True),
+])
+def test_the_redirect_rule(source, target, refused):
+    problem = download.redirect_refused(source, target)
+    if not refused:
+        assert problem is None
+    else:
+        assert problem == (f"redirect from {source} to {target} refused: only http(s) "
+                           "redirects are followed (https only to https)")
+
+
+def test_a_redirect_to_a_url_that_does_not_parse_is_refused():
+    assert download.redirect_refused("http://a.example/x", "http://[::1/x") == (
+        "redirect from http://a.example/x to http://[::1/x refused: not a valid URL "
+        "(Invalid IPv6 URL)")
+
+
+def test_a_servers_reason_phrase_cannot_drive_the_terminal(mini, tmp_path, capsys):
+    """The reason phrase of an HTTP error reached stderr raw: ESC, C1 CSI, BEL, DEL."""
+    reason = b"Nope \x1b[2J\x1b]0;pwned\x07\x9b31m\x7f red"
+    with _answering({"/a.tar.gz": b"HTTP/1.1 403 " + reason}) as url:
+        code = main(["data", "download", "--url", f"{url}/a.tar.gz", "--retries", "0",
+                     "--outdir", str(tmp_path / "dest")])
+    err = _one_line(capsys.readouterr().err)
+    assert code == 2
+    assert "HTTP 403 Nope \\x1b[2J\\x1b]0;pwned\\x07\\x9b31m\\x7f red" in err, err
+    assert not {"\x1b", "\x07", "\x9b", "\x7f"} & set(err)
