@@ -1,12 +1,18 @@
 """Hostile input to the release layer, through the ``icgbench`` command.
 
 - a server that redirects a download to another scheme (``ftp://``), or says things meant
-  for the terminal (escape sequences in its reason phrase).
+  for the terminal (escape sequences in its reason phrase);
+- an archive whose headers tarfile cannot read without a traceback (a long run of pax
+  global headers, read by recursion; a sparse map it parses unchecked).
 """
 
 from __future__ import annotations
 
+import functools
+import gzip
 import http.server
+import io
+import tarfile
 from pathlib import Path
 from typing import ClassVar
 
@@ -126,3 +132,43 @@ def test_a_servers_reason_phrase_cannot_drive_the_terminal(mini, tmp_path, capsy
     assert code == 2
     assert "HTTP 403 Nope \\x1b[2J\\x1b]0;pwned\\x07\\x9b31m\\x7f red" in err, err
     assert not {"\x1b", "\x07", "\x9b", "\x7f"} & set(err)
+
+
+def _global_headers(count: int) -> bytes:
+    """A tar.gz of ``count`` pax global headers in a row, then the end of the archive."""
+    record = b"18 comment=abcdef\n"
+    info = tarfile.TarInfo("pax_global_header")
+    info.type = tarfile.XGLTYPE
+    info.size = len(record)
+    block = info.tobuf(format=tarfile.USTAR_FORMAT) + record + b"\0" * (512 - len(record))
+    return gzip.compress(block * count + b"\0" * 1024)
+
+
+def _sparse_map(text: str) -> bytes:
+    """A tar.gz whose one member's pax header holds a GNU sparse map ``text``."""
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w", format=tarfile.PAX_FORMAT) as tar:
+        info = tarfile.TarInfo("linear_lowhet/seed7/graph.parquet")
+        info.size = 1
+        info.pax_headers = {"GNU.sparse.map": text, "GNU.sparse.name": "x"}
+        tar.addfile(info, io.BytesIO(b"x"))
+    return gzip.compress(raw.getvalue())
+
+
+@pytest.mark.parametrize("make, message", [
+    (functools.partial(_global_headers, 20_000), "archive has over 8 extended headers in a "
+     "row (at offset 8192); it is not a release archive"),
+    (functools.partial(_global_headers, 400), "archive has over 8 extended headers in a row"),
+    (functools.partial(_sparse_map, "abc,def"), "archive holds a sparse member"),
+], ids=["20000-global-headers", "400-global-headers", "sparse-map"])
+def test_an_archive_tarfile_cannot_parse_is_refused_in_one_line(make, message, mini, tmp_path,
+                                                                capsys):
+    """20,000 pax global headers in a row (20 MB, 80 kB compressed) gave a RecursionError
+    traceback; a sparse map of words a ValueError traceback."""
+    path = tmp_path / "hostile.tar.gz"
+    path.write_bytes(make())
+    dest = tmp_path / "dest"
+    code = main(["data", "download", "--url", str(path), "--outdir", str(dest)])
+    err = _one_line(capsys.readouterr().err)
+    assert code == 1 and f"{path}: {message}" in err, err
+    assert _files(dest) == []

@@ -6,8 +6,10 @@ exact archive is installed, file by file with atomic renames. A corrupt, truncat
 tampered archive, an unexpected or missing member, or a member whose path would escape
 the target folder is refused and nothing is left behind. What an archive may cost is
 bounded before it is read: an extended (pax or GNU long-name) header over
-:data:`MAX_HEADER_BYTES` or a sparse member is refused before tarfile reads it, and every
-member name quoted in a message is cut to 200 characters.
+:data:`MAX_HEADER_BYTES`, more than :data:`MAX_EXTENDED_HEADERS` extended headers in a row
+(tarfile reads each next one by recursion) or a sparse member is refused before tarfile
+reads it, and every member name quoted in a message is cut to 200 characters. Whatever
+tarfile still fails on is reported in one line, as a corrupt archive.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import hashlib
 import io
 import os
 import tarfile
+import zlib
 from pathlib import Path, PurePosixPath
 
 from icgbench.errors import InvalidInputError, UsageError
@@ -31,26 +34,46 @@ CHUNK = 1 << 20
 #: The largest pax or GNU long-name header read (a genuine archive's take a few hundred
 #: bytes; tarfile would read any size into memory at once).
 MAX_HEADER_BYTES = 64 * 1024
+#: The most extended headers read in a row, before the member they describe (a genuine
+#: archive needs at most a global header and a member's own). tarfile reads the header
+#: after each by recursion: about 400 global headers in a row overflowed the stack.
+MAX_EXTENDED_HEADERS = 8
 _EXTENDED = (tarfile.XHDTYPE, tarfile.XGLTYPE, tarfile.SOLARIS_XHDTYPE,
              tarfile.GNUTYPE_LONGNAME, tarfile.GNUTYPE_LONGLINK)
 
 
 class _BoundedTarInfo(tarfile.TarInfo):
     """A member header that refuses, before tarfile reads them, an oversized extended
-    header and the sparse formats (whose maps tarfile reads without a bound)."""
+    header, a long run of extended headers and the sparse formats (whose maps tarfile
+    reads without a bound)."""
 
     def _proc_member(self, tar: tarfile.TarFile) -> tarfile.TarInfo:
-        if self.type in _EXTENDED and self.size > MAX_HEADER_BYTES:
-            raise InvalidInputError(f"archive has an extended header of {self.size} bytes at "
-                                    f"offset {self.offset} (at most {MAX_HEADER_BYTES} are "
-                                    "read); it is not a release archive")
         if self.type == tarfile.GNUTYPE_SPARSE:
             raise InvalidInputError("archive holds a sparse member; it is not a release "
                                     "archive")
-        return super()._proc_member(tar)
+        if self.type not in _EXTENDED:
+            return super()._proc_member(tar)
+        if self.size > MAX_HEADER_BYTES:
+            raise InvalidInputError(f"archive has an extended header of {self.size} bytes at "
+                                    f"offset {self.offset} (at most {MAX_HEADER_BYTES} are "
+                                    "read); it is not a release archive")
+        in_a_row = getattr(tar, "_icgbench_extended", 0)
+        if in_a_row >= MAX_EXTENDED_HEADERS:
+            raise InvalidInputError(f"archive has over {MAX_EXTENDED_HEADERS} extended "
+                                    f"headers in a row (at offset {self.offset}); it is not a "
+                                    "release archive")
+        tar._icgbench_extended = in_a_row + 1  # type: ignore[attr-defined]
+        try:  # reads the headers that follow, by recursion
+            return super()._proc_member(tar)
+        finally:
+            tar._icgbench_extended = in_a_row  # type: ignore[attr-defined]
 
-    def _proc_gnusparse_10(self, *args: object) -> None:
+    def _sparse(self, *args: object) -> None:
         raise InvalidInputError("archive holds a sparse member; it is not a release archive")
+
+    # The pax sparse formats 0.0, 0.1 and 1.0 (0.1's map, parsed without a check, raised
+    # a ValueError).
+    _proc_gnusparse_00 = _proc_gnusparse_01 = _proc_gnusparse_10 = _sparse
 
 
 def _name(name: str) -> str:
@@ -163,9 +186,13 @@ def unpack_verified(archive: Path, descriptor: Descriptor, stage: Path) -> None:
                                             f"descriptor ({size} bytes, sha256:"
                                             f"{digest.hexdigest()}; expected {r.bytes} bytes, "
                                             f"{r.hash})")
-    except (tarfile.TarError, EOFError, OSError, gzip.BadGzipFile) as exc:
+    except RecursionError:  # a nesting no bound above foresaw: refused all the same
+        raise InvalidInputError(f"corrupt archive {_name(archive.name)}: its headers are "
+                                "nested too deeply") from None
+    except (tarfile.TarError, EOFError, OSError, gzip.BadGzipFile, zlib.error,
+            ValueError) as exc:  # ValueError: tarfile parses some header fields unchecked
         raise InvalidInputError(f"corrupt or truncated archive {_name(archive.name)}: "
-                                f"{untrusted.shown(str(exc))}") from None
+                                f"{untrusted.printable(untrusted.shown(str(exc)))}") from None
     missing = sorted(set(expected) - seen)
     if missing:
         raise InvalidInputError(f"archive lacks {len(missing)} file(s) of the release, first "
