@@ -24,10 +24,13 @@ from icgbench.release.download import (
     MIRRORS_ENV,
     RATE_GRACE_SECONDS,
 )
-from icgbench.release.locate import HOME_ENV, release_root, source_root
+from icgbench.release.locate import HOME_ENV, release_root, require_tier, source_root
 from icgbench.release.tiers import SEALED_NAME, TIERS, get_tier
 
 TIER_CHOICES = list(TIERS)
+#: What ``--tier sealed`` means where a command reads the sealed tier's public tables.
+SEALED_HELP = (f"{SEALED_NAME}: the sealed track's public tables, in "
+               f"{tiers.SEALED.data_dir}/ when the release holds them")
 GENERATIONS_RECORD = f"{generations.FOLDER}/{generations.RECORD}"
 
 
@@ -57,8 +60,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     sub = data.add_subparsers(dest="data_command", metavar="SUBCOMMAND", required=True)
 
     p = sub.add_parser("verify", help="check every file's bytes, SHA-256 and Table Schema")
-    p.add_argument("--tier", choices=TIER_CHOICES, default="small",
-                   help="release tier (default small)")
+    p.add_argument("--tier", choices=[*TIER_CHOICES, SEALED_NAME], default="small",
+                   help=f"release tier (default small; {SEALED_HELP})")
     p.add_argument("--descriptor", type=Path, default=None,
                    help="verify this descriptor instead of the tier's (e.g. after "
                    "`data download --outdir DIR`)")
@@ -115,8 +118,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run_download)
 
     p = sub.add_parser("list", help="cohorts and tables of a tier, and whether they are present")
-    p.add_argument("--tier", choices=TIER_CHOICES, default="small",
-                   help="release tier (default small)")
+    p.add_argument("--tier", choices=[*TIER_CHOICES, SEALED_NAME], default="small",
+                   help=f"release tier (default small; {SEALED_HELP})")
     p.add_argument("--json", action="store_true", help="print only JSON")
     p.set_defaults(func=run_list)
 
@@ -196,6 +199,7 @@ def _descriptor(args: argparse.Namespace):
 
     if getattr(args, "descriptor", None) is not None:
         return load_descriptor(args.descriptor)
+    require_tier(args.tier)
     return tier_descriptor(args.tier)
 
 
@@ -281,6 +285,7 @@ def run_download(args: argparse.Namespace) -> int:
 def run_list(args: argparse.Namespace) -> int:
     from icgbench.api.tables import list_tables
 
+    require_tier(args.tier)
     rows = list_tables(args.tier)
     if args.json:
         print_json(rows)

@@ -16,7 +16,7 @@ from icgbench.cli._common import (
     variant_arg,
 )
 from icgbench.errors import UserError
-from icgbench.release.tiers import TIERS
+from icgbench.release.tiers import SEALED_NAME, TIERS
 from icgbench.scorer.messages import DEFAULT_MAX_ERRORS
 from icgbench.scorer.parse import DEFAULT_MAX_BYTES
 from icgbench.tasks.intervention_conformity import RESPONSIVE_THRESHOLD
@@ -60,8 +60,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--variant", required=True, help="cohort variant of the template")
     p.add_argument("--seed", type=non_negative_int, default=None,
                    help="cohort seed (default: the tier's first seed of the variant)")
-    p.add_argument("--tier", choices=list(TIERS), default="small",
-                   help="release tier of the cohort (default small)")
+    p.add_argument("--tier", choices=[*TIERS, SEALED_NAME], default="small",
+                   help="release tier of the cohort (default small; sealed: a submission "
+                   "to the sealed track, from the sealed tier's public tables)")
     p.add_argument("--out", type=Path, required=True, help="file to write")
     p.set_defaults(func=run_template)
 
@@ -202,7 +203,9 @@ def _fmt(value: object) -> str:
 def run_template(args: argparse.Namespace) -> int:
     from icgbench.api.template import build_template
     from icgbench.io.atomic import check_output, write_text
+    from icgbench.release.locate import require_tier
 
+    require_tier(args.tier)
     inputs = release_files(args.tier)
     check_output(args.out, inputs, "template")
     doc = build_template(variant_arg(args.variant).name, args.seed, args.tier)

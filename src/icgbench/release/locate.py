@@ -75,6 +75,22 @@ def release_root() -> Path:
     )
 
 
+def require_tier(tier: str, root: Path | None = None) -> None:
+    """Check that the release at ``root`` (default: located) holds ``tier`` when the tier
+    is optional: the sealed tier (``datasets/sealed/``) is there only once the board's
+    maintainers have published it. A one-line UsageError when it is absent."""
+    from icgbench.release.tiers import SEALED
+
+    if tier != SEALED.name:
+        return
+    root = release_root() if root is None else Path(root)
+    if not os.path.lexists(root / SEALED.descriptor_path):
+        raise UsageError(f"the release at {root} has no sealed tier (no "
+                         f"{SEALED.descriptor_path}): the sealed tier is published with the "
+                         "leaderboard's sealed track; name a release that holds one with "
+                         f"{RELEASE_ENV}")
+
+
 def data_home() -> Path | None:
     """The per-user data home ``$ICGBENCH_HOME``, or None when it is not set."""
     home = os.environ.get(HOME_ENV)
