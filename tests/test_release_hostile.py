@@ -3,7 +3,9 @@
 - a server that redirects a download to another scheme (``ftp://``), or says things meant
   for the terminal (escape sequences in its reason phrase);
 - an archive whose headers tarfile cannot read without a traceback (a long run of pax
-  global headers, read by recursion; a sparse map it parses unchecked).
+  global headers, read by recursion; a sparse map it parses unchecked);
+- a release folder whose ``datapackage.json`` is malformed: the reason is in the message,
+  and no command falls back to another release in silence.
 """
 
 from __future__ import annotations
@@ -12,15 +14,18 @@ import functools
 import gzip
 import http.server
 import io
+import json
+import shutil
 import tarfile
 from pathlib import Path
 from typing import ClassVar
 
 import pytest
 
+from icgbench.api.template import build_template
 from icgbench.cli import main
 from icgbench.release import archive, download
-from release_helpers import mini_release, serve, served
+from release_helpers import ROOT, mini_release, serve, served
 
 
 @pytest.fixture()
@@ -172,3 +177,54 @@ def test_an_archive_tarfile_cannot_parse_is_refused_in_one_line(make, message, m
     err = _one_line(capsys.readouterr().err)
     assert code == 1 and f"{path}: {message}" in err, err
     assert _files(dest) == []
+
+
+def _malformed_release(folder: Path) -> Path:
+    """``folder`` holding the small tier's descriptor with ``name`` twice, on line 3."""
+    folder.mkdir()
+    lines = (ROOT / "datapackage.json").read_text().splitlines(keepends=True)
+    assert lines[2].startswith('  "name": ')
+    lines[2] = '  "name": "icg-bench-small", ' + lines[2].lstrip()
+    (folder / "datapackage.json").write_text("".join(lines))
+    return folder
+
+
+def test_validate_inside_a_malformed_release_says_why_and_grades_nothing(home, tmp_path,
+                                                                          monkeypatch, capsys):
+    """Run in such a folder, validate graded against the source checkout, saying nothing."""
+    submission = tmp_path / "template.json"
+    submission.write_text(json.dumps(build_template("linear_lowhet", root=ROOT)))
+    bad = _malformed_release(tmp_path / "release")
+    (bad / "work").mkdir()
+    monkeypatch.chdir(bad / "work")  # the release is found from a parent folder
+    code = main(["validate", str(submission)])
+    out, err = capsys.readouterr()
+    assert code == 1 and "VALID" not in out, out
+    assert _one_line(err) == (
+        f"icgbench: error: datapackage.json in {bad}: duplicate object key 'name' at line 3 "
+        "(the release found from the current folder; fix it, or set ICGBENCH_RELEASE to the "
+        "release to use)\n")
+
+
+def test_a_malformed_release_named_by_icgbench_release_says_why(home, tmp_path, monkeypatch,
+                                                                capsys):
+    """It said only 'does not hold an ICg-Bench datapackage.json', hiding the reason."""
+    bad = _malformed_release(tmp_path / "release")
+    monkeypatch.setenv("ICGBENCH_RELEASE", str(bad))
+    code = main(["data", "list"])
+    err = _one_line(capsys.readouterr().err)
+    assert code == 1
+    assert f"datapackage.json in {bad}: duplicate object key 'name' at line 3" in err, err
+
+
+def test_a_release_with_a_truncated_descriptor_is_not_passed_over(home, tmp_path, monkeypatch,
+                                                                  capsys):
+    folder = tmp_path / "release"
+    folder.mkdir()
+    shutil.copyfile(ROOT / "datapackage.json", folder / "datapackage.json")
+    with open(folder / "datapackage.json", "r+b") as f:
+        f.truncate(1000)
+    monkeypatch.chdir(folder)
+    code = main(["data", "list"])
+    err = _one_line(capsys.readouterr().err)
+    assert code == 1 and f"datapackage.json in {folder}: not valid JSON: " in err, err

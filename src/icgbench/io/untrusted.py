@@ -23,6 +23,7 @@ goes into a message through :func:`printable`, so that it cannot drive the termi
 from __future__ import annotations
 
 import json
+import json.scanner
 import os
 import re
 import stat
@@ -57,6 +58,14 @@ class InputProblem(ValueError):
     def __init__(self, message: str, kind: str = "parse") -> None:
         super().__init__(message)
         self.kind = kind
+
+
+class DuplicateKey(InputProblem):
+    """A JSON object with a key twice; ``key`` is the key (see :func:`duplicate_key_line`)."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(f"duplicate object key {shown(key)!r}")
+        self.key = key
 
 
 #: What :func:`printable` escapes: C0 controls (newlines and tabs included), DEL, C1
@@ -312,7 +321,7 @@ def _members(max_string: int | None) -> Any:
         out: dict[str, Any] = {}
         for key, value in pairs:
             if key in out:
-                raise InputProblem(f"duplicate object key {shown(key)!r}")
+                raise DuplicateKey(key)
             if max_string is not None and (len(key) > max_string or (
                     type(value) is str and len(value) > max_string)):
                 long = key if len(key) > max_string else value
@@ -365,6 +374,54 @@ def _parse(text: str, max_string: int | None = None) -> Any:
         raise InputProblem("JSON nested too deeply") from None
     except ValueError as exc:
         raise InputProblem(str(exc)) from None
+
+
+#: The longest text :func:`duplicate_key_line` searches (it parses in pure Python).
+MAX_LOCATED_CHARS = 16 * 1024 * 1024
+
+
+def duplicate_key_line(text: str) -> int | None:
+    """The line of the first duplicate object key in the JSON ``text``, or None.
+
+    "First" is the duplicate the strict parser reports (objects are checked as they close,
+    their members in order); the line is that of the repeated member's value. For error
+    messages only: it parses again, in pure Python, so it gives up (None) on a text over
+    :data:`MAX_LOCATED_CHARS` or one it cannot parse.
+    """
+    if len(text) > MAX_LOCATED_CHARS:
+        return None
+
+    class Found(Exception):
+        def __init__(self, position: int) -> None:
+            self.position = position
+
+    decoder = json.JSONDecoder()
+
+    def parse_object(s_and_end: Any, strict: bool, scan_once: Any, object_hook: Any,
+                     pairs_hook: Any, memo: Any = None) -> tuple[dict[str, Any], int]:
+        starts: list[int] = []
+
+        def scan(string: str, index: int) -> Any:
+            starts.append(index)
+            return scan_once(string, index)
+
+        pairs, end = json.decoder.JSONObject(s_and_end, strict, scan, None, list, memo)
+        seen: set[str] = set()
+        for (key, _), start in zip(pairs, starts, strict=False):
+            if key in seen:
+                raise Found(start)
+            seen.add(key)
+        return dict(pairs), end
+
+    decoder.parse_object = parse_object  # type: ignore[assignment]
+    scan_once = json.scanner.py_make_scanner(decoder)
+    try:
+        scan_once(text, len(text) - len(text.lstrip(" \t\n\r")))
+    except Found as found:
+        return text.count("\n", 0, found.position) + 1
+    except (ValueError, StopIteration, RecursionError):
+        return None
+    return None
 
 
 def lone_surrogate(text: str) -> int | None:

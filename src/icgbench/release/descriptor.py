@@ -219,8 +219,15 @@ def read_json(path: Path) -> Any:
 
 @functools.lru_cache(maxsize=8)
 def _parse(digest: bytes, data: bytes) -> Any:
-    return untrusted.read_json(data, MAX_DESCRIPTOR_BYTES, max_string=MAX_DESCRIPTOR_STRING,
-                               gzipped=False)
+    """The document, or an ``untrusted.InputProblem`` saying why not (a duplicate key with
+    its line: a descriptor is a file people edit)."""
+    try:
+        return untrusted.read_json(data, MAX_DESCRIPTOR_BYTES,
+                                   max_string=MAX_DESCRIPTOR_STRING, gzipped=False)
+    except untrusted.DuplicateKey as problem:
+        line = untrusted.duplicate_key_line(data.decode("utf-8"))
+        raise untrusted.InputProblem(f"{problem} at line {line}" if line else str(problem)
+                                     ) from None
 
 
 def load_descriptor(path: Path) -> Descriptor:

@@ -13,6 +13,12 @@ The release root is, in order: ``ICGBENCH_RELEASE``; ``ICGBENCH_HOME`` if it hol
 descriptor; the current folder or one of its parents holding an ICg-Bench descriptor; the
 source checkout this package was installed from (editable installs). The small tier lives
 there; the full tier under ``datasets/full/``.
+
+A ``datapackage.json`` that cannot be read (malformed JSON such as a duplicate key, not a
+regular file, too large) is never passed over for the next candidate: the search stops
+with an error naming the file and the reason, so a command never grades silently against
+another release. Only a readable descriptor of another package (its ``name`` does not
+start with ``icg-bench``) is passed over.
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from icgbench.errors import UsageError
+from icgbench.errors import InvalidInputError, UsageError
 
 PACKAGE_NAME_PREFIX = "icg-bench"
 #: The per-user data home (the download cache is ``$ICGBENCH_HOME/cache``).
@@ -29,45 +35,54 @@ HOME_ENV = "ICGBENCH_HOME"
 RELEASE_ENV = "ICGBENCH_RELEASE"
 
 
-def _is_release_root(folder: Path) -> bool:
+def _is_release_root(folder: Path, whence: str) -> bool:
+    """True when ``folder`` holds an ICg-Bench ``datapackage.json``; False when it holds
+    none, or a readable one of another package. An InvalidInputError, naming the file, the
+    reason and ``whence`` (how the folder was found), when it cannot be read."""
     descriptor = folder / "datapackage.json"
-    if not descriptor.is_file():
+    if not os.path.lexists(descriptor):
         return False
+    from icgbench.io.untrusted import printable
     from icgbench.release.descriptor import read_json
 
     try:
         document = read_json(descriptor)
-    except (OSError, ValueError):
+    except FileNotFoundError:  # a dangling link, or removed meanwhile
         return False
+    except (OSError, ValueError) as exc:
+        reason = getattr(exc, "strerror", None) or exc
+        raise InvalidInputError(f"datapackage.json in {folder}: {printable(str(reason))} "
+                                f"({whence}; fix it, or set {RELEASE_ENV} to the release to "
+                                "use)") from None
     name = document.get("name", "") if isinstance(document, dict) else ""
     return isinstance(name, str) and name.startswith(PACKAGE_NAME_PREFIX)
 
 
 def _named_root(variable: str, value: str, hint: str) -> Path:
-    """The release root an environment variable names, or a UsageError saying why not."""
+    """The release root an environment variable names, or a UserError saying why not."""
     root = Path(value)
-    if not _is_release_root(root):
+    if not _is_release_root(root, f"{variable} names it"):
         raise UsageError(f"{variable}={value} does not hold an ICg-Bench datapackage.json "
                          f"({hint})")
     return root
 
 
 def release_root() -> Path:
-    """The release root folder, or a UsageError explaining how to get one."""
+    """The release root folder, or a UserError explaining how to get one."""
     named = os.environ.get(RELEASE_ENV)
     if named:
         return _named_root(RELEASE_ENV, named, f"unset {RELEASE_ENV} to use the release "
                            "in the current folder or the source checkout")
     home = data_home()
-    if home is not None and (home / "datapackage.json").exists():
+    if home is not None and os.path.lexists(home / "datapackage.json"):
         return _named_root(HOME_ENV, str(home), f"{HOME_ENV} is the data home and need "
                            f"not hold a release; name a release root with {RELEASE_ENV}")
     here = Path.cwd().resolve()
     for folder in (here, *here.parents):
-        if _is_release_root(folder):
+        if _is_release_root(folder, "the release found from the current folder"):
             return folder
     checkout = Path(__file__).resolve().parents[3]
-    if _is_release_root(checkout):
+    if _is_release_root(checkout, "the release of the source checkout"):
         return checkout
     raise UsageError(
         "no ICg-Bench release found: run inside the repository, or set "
