@@ -233,7 +233,7 @@ def test_hostile_notes_are_shown_on_one_short_line():
     from icgbench.cli.leaderboard import NOTE_CHARS, one_line
 
     shown = one_line("line one\nline two\x1b[31m red\x07" + "x" * 10_000)
-    assert shown.startswith("line one line two [31m red")
+    assert shown.startswith("line one\\nline two\\x1b[31m red\\x07x")
     assert len(shown) == NOTE_CHARS and shown.endswith("…")
     assert all(c.isprintable() for c in shown)
 

@@ -112,10 +112,18 @@ def joined_free_text(argv: list[str]) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the CLI; returns the exit code (0 ok, 1 invalid input, 2 usage error)."""
+    """Run the CLI; returns the exit code (0 ok, 1 invalid input, 2 usage error). What it
+    prints cannot drive the terminal (:mod:`icgbench.io.terminal`)."""
+    from icgbench.io.terminal import printable_streams
+
     for stream in (sys.stdout, sys.stderr):  # a message may quote undecodable input
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
+    with printable_streams():
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if not [a for a in argv if a not in VERBOSE]:  # bare `icgbench`: the help, not an error
         build_parser().print_help()

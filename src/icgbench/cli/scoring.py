@@ -16,6 +16,7 @@ from icgbench.cli._common import (
     variant_arg,
 )
 from icgbench.errors import UserError
+from icgbench.io.untrusted import printable
 from icgbench.release.tiers import SEALED_NAME, TIERS
 from icgbench.scorer.messages import DEFAULT_MAX_ERRORS
 from icgbench.scorer.parse import DEFAULT_MAX_BYTES
@@ -92,7 +93,7 @@ def _invalid_verdict(file: Path, exc: SubmissionInvalid) -> dict[str, Any]:
 
 def _print_invalid(verdict: dict[str, Any]) -> None:
     count = verdict["count"]
-    print(f"INVALID {verdict['file']} ({verdict['stage']}): {count} "
+    print(f"INVALID {printable(str(verdict['file']))} ({verdict['stage']}): {count} "
           f"problem{'s' if count != 1 else ''}")
     for line in verdict["errors"]:
         print(f"  {line}")
@@ -134,7 +135,8 @@ def run_validate(args: argparse.Namespace) -> int:
         print_json(verdicts if several else verdicts[0])
     for code, verdict in ([] if args.json else results):
         if verdict["valid"]:
-            print(f"VALID {verdict['file']}: {verdict['variant']} seed {verdict['seed']} "
+            print(f"VALID {printable(str(verdict['file']))}: {verdict['variant']} seed "
+                  f"{verdict['seed']} "
                   f"({verdict['tier']} tier), blocks: {', '.join(verdict['blocks'])}")
         elif code == 1:
             _print_invalid(verdict)

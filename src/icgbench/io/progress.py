@@ -15,15 +15,24 @@ def interactive() -> bool:
     return sys.stderr.isatty()
 
 
+def _console():
+    """A rich console on the terminal behind the CLI's printable stderr (the bar's own
+    escapes must reach it; the description is ours)."""
+    from rich.console import Console
+
+    from icgbench.io.terminal import unfiltered
+
+    return Console(file=unfiltered(sys.stderr))
+
+
 def track(items: Iterable[T], total: int | None, description: str) -> Iterator[T]:
     """Iterate over ``items``, drawing a progress bar on stderr when it is a terminal."""
     if not interactive():
         yield from items
         return
-    from rich.console import Console
     from rich.progress import Progress
 
-    with Progress(console=Console(stderr=True), transient=True) as progress:
+    with Progress(console=_console(), transient=True) as progress:
         task = progress.add_task(description, total=total)
         for item in items:
             yield item
@@ -37,11 +46,10 @@ def progress_bar(description: str, total: int | None, unit: str = "items"
     if not interactive():
         yield lambda _: None
         return
-    from rich.console import Console
     from rich.progress import BarColumn, DownloadColumn, Progress, TransferSpeedColumn
 
     columns = (("[progress.description]{task.description}", BarColumn(), DownloadColumn(),
                 TransferSpeedColumn()) if unit == "bytes" else ())
-    with Progress(*columns, console=Console(stderr=True), transient=True) as progress:
+    with Progress(*columns, console=_console(), transient=True) as progress:
         task = progress.add_task(description, total=total)
         yield lambda n: progress.advance(task, n)

@@ -100,6 +100,16 @@ def printable(text: str) -> str:
     return _UNPRINTABLE.sub(_escaped, text)
 
 
+_UNPRINTABLE_IN_LINES = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f"
+                                   r"\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+def printable_lines(text: str) -> str:
+    """As :func:`printable`, but the line breaks and tabs are kept: for text made of
+    lines (a command's output), whose untrusted parts went through :func:`printable`."""
+    return _UNPRINTABLE_IN_LINES.sub(_escaped, text)
+
+
 def shown(text: str, limit: int = SHOWN_CHARS) -> str:
     """``text`` cut to ``limit`` characters for a message (``...`` and the count omitted)."""
     if len(text) <= limit:

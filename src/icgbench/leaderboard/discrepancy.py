@@ -16,5 +16,7 @@ class Discrepancy:
     recomputed: Any
 
     def __str__(self) -> str:
-        return (f"{self.entry}: {self.field} recorded {self.recorded!r}, "
-                f"recomputed {self.recomputed!r}")
+        from icgbench.io.untrusted import printable
+
+        return printable(f"{self.entry}: {self.field} recorded {self.recorded!r}, "
+                         f"recomputed {self.recomputed!r}")
