@@ -737,7 +737,7 @@ def verify_checks_the_sealed_board_and_queue(ci: Ci) -> None:
     assert run.rc == 0 and run.log == ci.calls(
         "sealed", *_GRADE,
         "leaderboard verify --dir {c}/leaderboard/sealed --tier sealed --base {base}",
-        "leaderboard admit --dir {c}/leaderboard/sealed --dry-run")
+        "leaderboard admit --dir {c}/leaderboard/sealed --dry-run --base {base}")
 
 
 @scenario
@@ -864,6 +864,8 @@ MUTANTS: list[tuple[str, str, str, str]] = [
     ("verify-board", '"$base:leaderboard/sealed/leaderboard.json"',
      '"$head:leaderboard/sealed/leaderboard.json"', "the sealed board looked up at the head"),
     ("verify-board", "--dry-run", "", "the queue admitted in a PR"),
+    ("verify-board", '--dry-run ${base:+--base "$base"}', "--dry-run",
+     "the queue not rationed per pull request"),
     ("verify-board", 'if ! "$icgbench" data verify --tier full >/dev/null 2>&1; then',
      "if false; then", "a missing tier is not built"),
     ("verify-board", '--tier full ${base:+--base "$base"}\n',

@@ -156,7 +156,7 @@ def test_every_small_cohort_publishes_every_applicable_answer():
 
 
 def _board_by_variant():
-    from icgbench.leaderboard.board import part_bounds, part_scores
+    from icgbench.leaderboard.ranking import part_bounds, part_scores
     from icgbench.leaderboard.store import load_board
     from icgbench.tasks import TASKS
     from icgbench.tasks.normalized import aggregate

@@ -29,7 +29,7 @@ from icgbench.models import CohortData, get_model
 from icgbench.release import generations, sealed, tiers
 from icgbench.release.descriptor import load_descriptor
 from icgbench.scorer import score, validate
-from sealed_helpers import SMALL, sealed_release
+from sealed_helpers import SMALL, contributed, sealed_release
 
 KEY = sealed.new_key()
 VARIANT = "linear_lowhet"
@@ -64,7 +64,7 @@ def submission(release, tmp_path_factory) -> Path:
     data = CohortData.load(VARIANT, 0, "sealed", release)
     model.fit(data)
     path = tmp_path_factory.mktemp("sealed-sub") / "sub.json"
-    path.write_text(json.dumps(model.submission(data)))
+    path.write_text(json.dumps(contributed(model.submission(data))))
     return path
 
 
@@ -219,7 +219,7 @@ def test_the_page_has_a_sealed_section(at_release, submission, tmp_path, monkeyp
     add(submission, public / "sealed", tier="sealed")
     html = build_page(public, None, with_oracle=False).html
     assert 'id="sealed"' in html and "Sealed track" in html
-    assert 'href="sealed/submissions/logistic_direct/' in html
+    assert 'href="sealed/submissions/my_logistic_direct/' in html
     assert html.count("<table") == 3  # the empty board's overall ranking, two sealed tasks
 
 
@@ -229,7 +229,7 @@ def _queue_submission(release: Path, queue: Path, variant: str, model: str) -> P
     fitted.fit(data)
     queue.mkdir(parents=True, exist_ok=True)
     path = queue / f"{model}__{variant}.json"
-    path.write_text(json.dumps(fitted.submission(data)))
+    path.write_text(json.dumps(contributed(fitted.submission(data))))
     return path
 
 
@@ -255,6 +255,7 @@ def test_the_queue_is_checked_in_a_pull_request_and_admitted_after_the_merge(
     assert not (board / "leaderboard.json").exists()  # a dry run writes nothing
 
     admitted = {a.file: a for a in admit(board)}
+    assert [a.problem for a in admitted.values() if a.file != "broken.json"] == [None, None]
     assert {admitted[f].entry.variant_name for f in (other.name, calibration.name)} == {
         "nonlinear_obs", "linear_lowhet"}
     assert sorted(p.name for p in queue.iterdir()) == ["broken.json"]

@@ -23,6 +23,7 @@ import pytest
 from git_helpers import git
 from icgbench.models import CohortData, get_model
 from icgbench.release import sealed
+from sealed_helpers import contributed
 
 pytestmark = pytest.mark.slow
 
@@ -117,7 +118,7 @@ def _submission(release: Path, variant: str, model: str) -> dict:
     fitted = get_model(model)
     data = CohortData.load(variant, 0, "sealed", release)
     fitted.fit(data)
-    return fitted.submission(data)
+    return contributed(fitted.submission(data))
 
 
 def _pull_request(origin: Path, top: Path, branch: str, change) -> tuple[str, str]:

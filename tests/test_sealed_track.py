@@ -27,7 +27,7 @@ from icgbench.release import generations, sealed, tiers
 from icgbench.release.descriptor import load_descriptor
 from icgbench.release.locate import release_root
 from icgbench.scorer import grade, validate
-from sealed_helpers import SMALL, sealed_release
+from sealed_helpers import SMALL, contributed, sealed_release
 
 KEY = sealed.new_key()
 VARIANT = "linear_lowhet"
@@ -54,7 +54,7 @@ def _fitted_submission(release: Path, model: str = "logistic_direct") -> dict:
     fitted = get_model(model)
     data = CohortData.load(VARIANT, 0, "sealed", release)
     fitted.fit(data)
-    return fitted.submission(data)
+    return contributed(fitted.submission(data))
 
 
 def _probe(template: dict, subject: str, version: str) -> dict:
@@ -187,7 +187,7 @@ def test_admission_is_rationed_and_the_rest_stays_queued(at_release, tmp_path, c
     again = _queue(board, [_probe(template, ids[0], entries[0].package_version)])
     results = admit(board, dry_run=True)
     (mine,) = [a for a in results if a.file == again[0].name]
-    assert "already has an entry" in mine.problem and not mine.waiting
+    assert "the board already has probe" in mine.problem and not mine.waiting
 
 
 def test_the_check_refuses_a_structure_file_whose_calibration_is_not_queued(at_release,
@@ -202,7 +202,7 @@ def test_the_check_refuses_a_structure_file_whose_calibration_is_not_queued(at_r
         fitted = get_model("correlation")
         fitted.fit(data)
         (queue / f"correlation__{variant}.json").write_text(
-            json.dumps(fitted.submission(data)))
+            json.dumps(contributed(fitted.submission(data))))
         checked = {a.file: a for a in admit(board, dry_run=True)}
         assert all(a.problem is None for a in checked.values()) == (variant == VARIANT)
     (queue / f"correlation__{VARIANT}.json").unlink()
@@ -376,3 +376,181 @@ def test_a_cohort_is_regenerated_once_for_many_files(at_release, monkeypatch):
         doc["model"]["version"] = version
         grade(validate(doc))
     assert calls == [(VARIANT, 0)]
+
+
+# --- what admission records, and what a pull request may queue ------------------------------
+
+def _structure_probe(template: dict, candidates: list[tuple[str, str]], version: str
+                     ) -> dict:
+    """The attack of round 4: a structure block that scores only ``candidates`` (k = their
+    count), under a version of its own; its recorded F1 would say how many are true."""
+    doc = json.loads(json.dumps(template))
+    doc["model"] = {**doc["model"], "name": "graph_probe", "version": version}
+    doc["structure_recovery"] = {"source": [a for a, _ in candidates],
+                                 "target": [b for _, b in candidates],
+                                 "score": [1.0] * len(candidates)}
+    return doc
+
+
+def test_structure_probes_recover_no_more_than_chance(at_release, tmp_path, capsys):
+    """Admissions of 8 candidate edges each: with what the board records, the attacker's
+    decoder (a probe whose F1 is positive holds a true edge) finds nothing; the same probes
+    graded on the private half with every number shown would have found the true edges.
+    Cohort-level intervention truths are withheld alike."""
+    truth = _truth(at_release)
+    nodes = list(truth.nodes)
+    pairs = [(a, b) for a in nodes for b in nodes if a != b]
+    true_edges = set(truth.edges)
+    rng = np.random.default_rng(np.random.SeedSequence(38))
+    order = [pairs[i] for i in rng.permutation(len(pairs))]
+    # each probe: 4 true edges and 4 others, so a shown F1 would decode every probe
+    batches = [sorted(true_edges)[4 * i: 4 * i + 4] + [p for p in order
+                                                        if p not in true_edges][4 * i: 4 * i + 4]
+               for i in range(ADMISSIONS_PER_PERIOD)]
+    template = _fitted_submission(at_release, "mbcnet_v0_1")  # interventions too
+    board = tmp_path / "sealed"
+    docs = [_structure_probe(template, b, f"0.9.{n}") for n, b in enumerate(batches)]
+    _queue(board, docs)
+    assert main(["leaderboard", "admit", "--dir", str(board)]) == 0
+    capsys.readouterr()
+    entries = load_board(board, new_tier=None).entries
+    assert len(entries) == ADMISSIONS_PER_PERIOD
+    withheld = {"dgp_conformity", "responsive_dgp_conformity", "ate_mae"}
+    for e in entries:
+        assert "structure_recovery" not in e.scores, e.scores
+        assert not withheld & set(e.scores["intervention_conformity"]), e.label
+        assert "normalized_structure" not in e.scores["summary"]
+    recovered = {edge for e, b in zip(entries, batches, strict=True)
+                 if (e.scores.get("structure_recovery") or {}).get("directed_f1", 0) > 0
+                 for edge in b}
+    assert recovered == set()
+    doc = json.loads(json.dumps(docs[0]))
+    report = grade(validate(doc), half="public")
+    assert "structure_recovery.*" in report.document["withheld"]["metrics"]
+    assert "true_delta" not in json.dumps(report.document["tasks"]["intervention_conformity"])
+    # the attack is real: shown, the private half's numbers decode every probe
+    shown = grade(validate(doc), half="private").document["tasks"]["structure_recovery"]
+    assert shown["metrics"]["directed_f1"] > 0
+    assert main(["leaderboard", "show", "--dir", str(board)]) == 0
+    assert "directed_f1" not in capsys.readouterr().out
+
+
+def test_the_final_standings_grade_structure_at_the_calibration_k(release, tmp_path,
+                                                                   monkeypatch):
+    """Withheld at admission, structure is graded when the key is retired: at the K* its
+    model version's calibration file chooses, on every cohort."""
+    from icgbench.leaderboard.page import private_half_entries
+
+    root = tmp_path / "release"
+    shutil.copytree(release, root)
+    monkeypatch.setenv("ICGBENCH_HOME", str(root))
+    monkeypatch.setenv(sealed.KEY_ENV, KEY)
+    board = tmp_path / "sealed"
+    docs = []
+    for variant in ("nonlinear_obs", VARIANT):
+        data = CohortData.load(variant, 0, "sealed", root)
+        fitted = get_model("correlation")
+        fitted.fit(data)
+        docs.append(contributed(fitted.submission(data)))
+    _queue(board, [])
+    for doc in docs:
+        (board / "queue" / f"{doc['variant']}.json").write_text(json.dumps(doc))
+    assert all(a.entry is not None for a in admit(board))
+    assert main(["freeze", "--tier", "sealed", "--retire", "--root", str(root)]) == 0
+    final = {e.variant_name: e for e in private_half_entries(
+        board, load_board(board, new_tier=None).entries)}
+    k_star = final[VARIANT].scores["structure_recovery"]["k"]
+    assert final["nonlinear_obs"].scores["structure_recovery"]["k"] == k_star
+
+
+def test_a_retired_generation_is_never_admitted(release, tmp_path, monkeypatch, capsys):
+    """After `freeze --retire` the key is public: a file copied from the truth it
+    regenerates is refused by the pull request's check and by admission alike."""
+    root = tmp_path / "release"
+    shutil.copytree(release, root)
+    monkeypatch.setenv("ICGBENCH_HOME", str(root))
+    monkeypatch.setenv(sealed.KEY_ENV, KEY)
+    assert main(["freeze", "--tier", "sealed", "--retire", "--root", str(root)]) == 0
+    monkeypatch.delenv(sealed.KEY_ENV)
+    truth = _truth(root)  # anyone can, with the published key
+    doc = _fitted_submission(root)
+    doc["model"]["name"] = "truth_copy"
+    doc["risk_prediction"]["proba"] = [float(x) for x in truth.event["test"]]
+    board = tmp_path / "sealed"
+    _queue(board, [doc])
+    capsys.readouterr()
+    for argv, key in ((["--dry-run"], None), ([], KEY)):
+        if key:
+            monkeypatch.setenv(sealed.KEY_ENV, key)
+        code = main(["leaderboard", "admit", "--dir", str(board), *argv])
+        out = capsys.readouterr().out
+        assert code == 1 and "was retired on" in out and "admissions are closed" in out, out
+    assert not (board / "leaderboard.json").exists() or not load_board(
+        board, new_tier=None).entries
+
+
+@pytest.mark.parametrize("name,version,why", [
+    ("random", None, "the sealed board holds no reference entry"),
+    ("ceiling", None, "the sealed board holds no reference entry"),
+    ("oracle.", "1", "an icgbench reference model"),
+    ("Alpha", "1", "differs from 'alpha'"),
+    ("a1pha", "1", "differs from 'alpha'"),
+    ("alpha", "1.", "version '1.' of alpha differs from '1'"),
+])
+def test_the_dry_run_refuses_what_admission_refuses(at_release, tmp_path, capsys, name,
+                                                     version, why):
+    """One rule for both: a registry name at the package's version (the floor line, an
+    impersonation on a board with no reference entry), a truth reader, look-alikes of an
+    admitted name or version. A green check means admission takes the file."""
+    from icgbench import __version__
+
+    template = _fitted_submission(at_release)
+    board = tmp_path / "sealed"
+    first = json.loads(json.dumps(template))
+    first["model"].update(name="alpha", version="1")
+    _queue(board, [first])
+    assert main(["leaderboard", "admit", "--dir", str(board)]) == 0
+    doc = json.loads(json.dumps(template))
+    doc["variant"] = doc["variant"]
+    doc["model"].update(name=name, version=version or __version__)
+    (path,) = _queue(board, [doc])
+    capsys.readouterr()
+    verdicts = []
+    for argv in (["--dry-run"], []):
+        code = main(["leaderboard", "admit", "--dir", str(board), *argv])
+        out = capsys.readouterr().out
+        verdicts.append((code, why in out))
+    assert verdicts == [(1, True), (1, True)], out
+    assert path.exists() and len(load_board(board, new_tier=None).entries) == 1
+
+
+def test_a_pull_request_queues_at_most_a_ration_whatever_the_names(at_release, tmp_path,
+                                                                    capsys):
+    """Forty probe names in one pull request got forty admissions: the check of a pull
+    request counts the queued files it adds or changes, whatever their names."""
+    from git_helpers import commit, git
+    from icgbench.leaderboard.queue import QUEUED_PER_PULL_REQUEST
+
+    repo = tmp_path / "repo"
+    board = repo / "leaderboard" / "sealed"
+    board.mkdir(parents=True)
+    git(repo, "init", "-q", "-b", "main")
+    template = _fitted_submission(at_release)
+    ids = _truth(at_release).ids["test"].to_pylist()
+    old = _queue(board, [_probe(template, ids[0], "0.0.1")])
+    base = commit(repo, "a queued file at the base")
+    probes = [_probe(template, s, "0.1.0") for s in ids[1:QUEUED_PER_PULL_REQUEST + 2]]
+    for n, doc in enumerate(probes):
+        doc["model"]["name"] = f"probe{chr(ord('a') + n)}x{n}"
+    added = _queue(board, probes)
+    assert len(added) == QUEUED_PER_PULL_REQUEST + 1
+    code = main(["leaderboard", "admit", "--dir", str(board), "--dry-run", "--base", base])
+    err = capsys.readouterr().err
+    assert code == 1 and f"adds or changes {len(added)} files" in err, err
+    added[-1].unlink()
+    old[0].write_text(old[0].read_text() + " ")  # a changed file counts too
+    assert main(["leaderboard", "admit", "--dir", str(board), "--dry-run", "--base", base]) == 1
+    old[0].write_text(old[0].read_text()[:-1])
+    code = main(["leaderboard", "admit", "--dir", str(board), "--dry-run", "--base", base])
+    assert code == 0, capsys.readouterr()
+    assert main(["leaderboard", "admit", "--dir", str(board), "--base", base]) == 2

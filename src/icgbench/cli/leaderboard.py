@@ -15,8 +15,9 @@ from icgbench.cli._common import (
 )
 from icgbench.errors import UsageError, UserError
 from icgbench.generator import variant_names
+from icgbench.io.untrusted import printable
 from icgbench.leaderboard.files import board_folder
-from icgbench.leaderboard.queue import ADMISSIONS_PER_PERIOD, PERIOD
+from icgbench.leaderboard.queue import ADMISSIONS_PER_PERIOD, PERIOD, QUEUED_PER_PULL_REQUEST
 from icgbench.leaderboard.store import (
     BOARD_TIERS,
     DEFAULT_LOCK_TIMEOUT,
@@ -95,6 +96,10 @@ def register(commands: argparse._SubParsersAction) -> None:
                    help="the sealed board's folder (default: leaderboard/sealed/)")
     p.add_argument("--dry-run", action="store_true",
                    help="check the queue only, as a pull request's check does")
+    p.add_argument("--base", default=None, metavar="REF",
+                   help="with --dry-run: git ref of the pull request's base; the pull request "
+                   f"may add or change at most {QUEUED_PER_PULL_REQUEST} queued files, "
+                   "whatever their model names")
     p.add_argument("--json", action="store_true", help="print only JSON")
     p.set_defaults(func=run_admit)
 
@@ -168,7 +173,7 @@ def run_add(args: argparse.Namespace) -> int:
             entry = board.add(path, folder, args.notes, tier=args.tier,
                               lock_timeout=args.lock_timeout)
         except SubmissionInvalid as exc:
-            print(f"INVALID {path} ({exc.stage}):")
+            print(f"INVALID {printable(str(path))} ({exc.stage}):")
             for line in exc.errors:
                 print(f"  {line}")
             return 1
@@ -320,8 +325,9 @@ def _print_table(table: dict, about: dict[tuple[str, str], str]) -> None:
 
 
 def one_line(text: str, limit: int = NOTE_CHARS) -> str:
-    """Untrusted text as one printable line of at most ``limit`` characters."""
-    flat = " ".join("".join(c if c.isprintable() else " " for c in text).split())
+    """Untrusted text as one printable line of at most ``limit`` characters (every
+    control visibly escaped: :func:`icgbench.io.untrusted.printable`)."""
+    flat = printable(text)
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
@@ -374,7 +380,9 @@ def run_admit(args: argparse.Namespace) -> int:
     if not args.dry_run and key_from_env() is None:
         raise UsageError(f"admitting grades the queued submissions, which needs the board's "
                          f"key ({SEALED_KEY_ENV}); --dry-run checks them without it")
-    results = admit(folder, dry_run=args.dry_run)
+    if args.base is not None and not args.dry_run:
+        raise UsageError("--base is for a pull request's check: use it with --dry-run")
+    results = admit(folder, dry_run=args.dry_run, base=args.base)
     waiting = [a for a in results if a.problem is not None]
     # after the merge a file waiting for the ration is expected; in a pull request it is not
     failed = [a for a in waiting if args.dry_run or not a.waiting]

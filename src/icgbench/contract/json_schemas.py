@@ -21,7 +21,7 @@ from icgbench.release.tiers import TIERS as FROZEN_TIERS
 
 DRAFT7 = "http://json-schema.org/draft-07/schema#"
 SUBMISSION_VERSION = "1.0"
-REPORT_VERSION = "2.0"
+REPORT_VERSION = "2.1"
 LEADERBOARD_VERSION = "0.2"
 ID_PATTERN = "^(TR|TE|TG)[0-9]{6,9}$"
 HASH12 = "^[0-9a-f]{12}$"
@@ -281,10 +281,21 @@ def score_report_schema() -> dict[str, Any]:
                     },
                     "overall": {"type": ["number", "null"], "minimum": 0, "maximum": 1,
                                 "description": "Mean of the normalized category scores, a "
-                                "category not attempted counting 0; null when an attempted "
-                                "category cannot be normalized (its task's note says why)."},
+                                "category not attempted counting 0 (on the sealed track's "
+                                "public half, over the categories shown); null when an "
+                                "attempted category cannot be normalized (its task's note "
+                                "says why)."},
                     "overall_note": {"type": "string"},
                 },
+            },
+            "withheld": {
+                "type": "object", "additionalProperties": False,
+                "required": ["note", "metrics"],
+                "description": "The sealed track's public half only: what it withholds until "
+                "the generation is retired (metrics of a truth the whole cohort shares, as "
+                "task.metric; task.* for a task not graded there). See docs/leaderboard.md.",
+                "properties": {"note": {"type": "string"},
+                               "metrics": {"type": "array", "items": {"type": "string"}}},
             },
             "metric_info": {
                 "type": "object",

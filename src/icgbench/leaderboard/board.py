@@ -14,7 +14,7 @@ from __future__ import annotations
 import datetime as dt
 import gzip
 import logging
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from icgbench.api.tables import tier_descriptor
@@ -93,6 +93,58 @@ def calibration_k(v: Validated, known: KnownK) -> int | None:
     return k_star
 
 
+#: A board entry's key: (variant, seed, model, version).
+Key = tuple[str, int, str, str]
+
+
+def require_calibration_entry(v: Validated, keys: Iterable[Key]) -> None:
+    """The sealed track's calibration rule: a structure file off the calibration cohort
+    needs its model version's calibration-cohort file admitted (or queued before it), so
+    that K* can be chosen there when structure is graded (at retirement:
+    :mod:`icgbench.tasks.withheld`)."""
+    doc = v.document
+    variant, seed = v.descriptor.calibration_cohort
+    if "structure_recovery" not in doc or (doc["variant"], doc["seed"]) == (variant, seed):
+        return
+    model, version = doc["model"]["name"], doc["model"]["version"]
+    if (variant, seed, model, version) not in set(keys):
+        raise InvalidInputError(
+            f"structure_recovery is graded at the K* chosen on the calibration cohort "
+            f"({variant}, seed {seed}): add {model} {version}'s submission for that cohort "
+            "first")
+
+
+def admission_check(v: Validated, entries: list[LeaderboardEntry], board_tier: str,
+                    staged: Iterable[Key] = ()) -> int | None:
+    """Every check an add makes of a validated file before grading it, against a board's
+    ``entries`` (and, for a dry run of a queue, the files ``staged`` before it): not an
+    oracle, the board's tier, no look-alike or reference name, not already on the board,
+    its calibration cohort first. Returns the K* its structure block is graded at (None:
+    chosen on this cohort, or not graded at admission). The one rule both ``add`` and
+    ``admit --dry-run`` apply, so a green dry run means admission takes the file."""
+    doc = v.document
+    if doc["model"].get("oracle"):
+        raise UsageError("an oracle reads the truth: it is a reference line, not an entry")
+    if doc["tier"] != board_tier:
+        raise InvalidInputError(
+            f"this is a {board_tier}-tier board (the public board takes full-tier entries "
+            f"only); the file is a {doc['tier']}-tier submission")
+    keys = [e.key for e in entries] + list(staged)
+    clash = Names(((k[2], k[3]) for k in keys), board_tier).problem(
+        doc["model"]["name"], doc["model"]["version"])
+    if clash is not None:
+        raise InvalidInputError(clash)
+    key = (doc["variant"], doc["seed"], doc["model"]["name"], doc["model"]["version"])
+    if key in set(keys):
+        raise InvalidInputError(
+            f"the board already has {key[2]} {key[3]} on {key[0]} seed {key[1]}: one entry "
+            "per model version and cohort (a new version is a new submission)")
+    if v.sealed:
+        require_calibration_entry(v, keys)
+        return None
+    return calibration_k(v, known_k(entries))
+
+
 def text_problem(text: str, what: str) -> str | None:
     """Why free text cannot be stored (not valid Unicode, too long), or None."""
     if (at := lone_surrogate(text)) is not None:
@@ -120,31 +172,24 @@ def add(source: Path, folder: Path, notes: str = "", submitted_at: str | None = 
         raise UsageError(problem)
     stored = stored_bytes(read_file(Path(source)))
     v = validate(stored, frozen_only=True)
-    doc = v.document
-    if doc["model"].get("oracle"):
+    if v.document["model"].get("oracle"):
         raise UsageError("an oracle reads the truth: it is a reference line, not an entry")
     folder = Path(folder)
     with locked(folder, lock_timeout):
         board = load_board(folder, new_tier=tier, trust_committed=True)
         require_current(folder, board)
-        if doc["tier"] != board.tier:
-            raise InvalidInputError(
-                f"{folder} is a {board.tier}-tier board (the public board takes full-tier "
-                f"entries only); {source} is a {doc['tier']}-tier submission")
+        try:
+            k_star = admission_check(v, board.entries, board.tier)
+        except InvalidInputError as exc:
+            raise InvalidInputError(f"{source} cannot join {folder}: {exc}") from None
         csv_same = board.committed or check_csv(folder, board.entries) == "same"
-        names = Names((e.model_name, e.package_version) for e in board.entries)
-        clash = names.problem(doc["model"]["name"], doc["model"]["version"])
-        if clash is not None:
-            raise InvalidInputError(clash)
         when = submitted_at or now_utc()
         problem = timestamp_problem(when, v.descriptor.document.get("created"),
                                     dt.datetime.now(dt.UTC))
         if problem is not None:
             raise UsageError(f"submitted_at: {problem}")
-        report = grade(v, structure_k=calibration_k(v, known_k(board.entries))).document
+        report = grade(v, structure_k=k_star).document
         entry = entry_from_report(report, notes, when)
-        if any(e.key == entry.key for e in board.entries):
-            raise InvalidInputError(f"the board already has {entry.label}")
         target = inside(folder, entry.submission_path)
         log.info("graded %s; storing it at %s", entry.label, target)
         write_bytes(target, stored)  # an unreferenced file here is a killed add's: replaced

@@ -156,15 +156,17 @@ def headline_scores(report: dict[str, Any]) -> dict[str, dict[str, float | None]
     normalized metric's floor and ceiling on the cohort (``<metric>__floor``,
     ``<metric>__ceiling``: what the board normalizes a mean over cohorts with), and the
     summary: the seed's composite, ``overall`` and each attempted category's normalized
-    score on the cohort."""
+    score on the cohort. What a sealed public half withholds is not recorded."""
     from icgbench.tasks import TASKS
 
+    withheld = set(report.get("withheld", {}).get("metrics", ()))  # sealed public half
     scores = {}
     for name, task in TASKS.items():
-        if name not in report["tasks"]:
+        if name not in report["tasks"] or f"{name}.*" in withheld:
             continue
         section = report["tasks"][name]
-        values = {m: section["metrics"].get(m) for m in task.headline}
+        values = {m: section["metrics"].get(m) for m in task.headline
+                  if f"{name}.{m}" not in withheld}
         for metric, part in section.get("normalized", {}).get("parts", {}).items():
             values[f"{metric}{FLOOR_SUFFIX}"] = part["floor"]
             values[f"{metric}{CEILING_SUFFIX}"] = part["ceiling"]

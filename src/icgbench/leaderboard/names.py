@@ -2,19 +2,25 @@
 
 **Look-alikes.** Two model names are confused when their *skeletons* are equal: the
 skeleton is the name in Unicode compatibility form (NFKC), case-folded, with the
-substitutions of ``CONFUSABLE_CHARACTERS`` then ``CONFUSABLE_SEQUENCES`` applied (``0``
-reads as ``o``; ``1``, ``i`` (so also ``I``), ``|`` and ``l`` as ``l``; ``-``, ``_`` and
-``.`` as one separator; then ``rn`` as ``m``, ``vv`` as ``w``, ``cl`` as ``d``). A new
-name is refused when its skeleton equals that of a *different* name already known: on
+substitutions of ``CONFUSABLE_CHARACTERS`` applied (the digits that read as letters: ``0``
+as ``o``, ``1`` as ``l``, ``2`` as ``z``, ``5`` as ``s``, ``8`` as ``b``, ``9`` as ``g``;
+``i`` (so also ``I``), ``|`` and ``l`` as ``l``; ``q`` as ``g``; ``-``, ``_`` and ``.`` as
+one separator), then runs of separators made one and separators at either end dropped
+(``logistic__direct``, ``pc_``, ``oracle.``), then the sequences of
+``CONFUSABLE_SEQUENCES`` (``rn`` as ``m``, ``vv`` as ``w``, ``cl`` as ``d``). No two digits
+share a letter, so versions that differ by a digit (``0.6.0``, ``0.8.0``) never clash. A
+new name is refused when its skeleton equals that of a *different* name already known: on
 the board (earlier rows, so the board at a pull request's base too) or in the trusted
-code's reference registry (``icgbench.models``).
-Versions of one model follow the same rule among themselves (``0.3.O`` beside ``0.3.0``).
+code's reference registry (``icgbench.models``). Versions of one model follow the same rule
+among themselves (``0.3.O``, ``1.`` or ``1_`` beside ``0.3.0`` and ``1``).
 
-**Reference models.** A name of the registry is the trusted code's own: an entry under it
-must carry a version the trusted code produces (:func:`reference_versions`), and a model
-the registry flags ``oracle`` (it reads the truth) is never an entry. Whether an entry is
-a reference line on the page (the ``random`` floor) is decided by the registry and that
-version, never by a name alone.
+**Reference models.** A name of the registry is the trusted code's own: on the public board
+an entry under it must carry a version the trusted code produces
+(:func:`reference_versions`); a model the registry flags ``oracle`` (it reads the truth) is
+never an entry; and the sealed board, which holds no reference entry, refuses every
+registry name (and every name that reads like one). Whether an entry is a reference line on
+the page (the ``random`` floor) is decided by the registry, that version and the public
+tier, never by a name alone.
 """
 
 from __future__ import annotations
@@ -26,11 +32,15 @@ from collections.abc import Iterable
 from icgbench import __version__
 
 #: Characters that read alike, replaced first (after case-folding) by their class's one.
-CONFUSABLE_CHARACTERS: dict[str, str] = {"0": "o", "1": "l", "i": "l", "|": "l",
+CONFUSABLE_CHARACTERS: dict[str, str] = {"0": "o", "1": "l", "2": "z", "5": "s", "8": "b",
+                                         "9": "g", "i": "l", "|": "l", "q": "g",
                                          "-": "_", ".": "_"}
-#: Sequences that read as one letter, replaced next.
+#: Sequences that read as one letter, replaced last.
 CONFUSABLE_SEQUENCES: dict[str, str] = {"rn": "m", "vv": "w", "cl": "d"}
 _TABLE = str.maketrans(CONFUSABLE_CHARACTERS)
+_SEPARATOR = "_"
+#: The tier whose board holds contributions only (no reference model is graded there).
+SEALED_TIER = "sealed"
 #: The registry model drawn as the floor line on the page (at a reference version).
 FLOOR_MODEL = "random"
 #: Package versions whose reference-model entries a board may keep besides the running
@@ -49,6 +59,7 @@ def skeleton(text: str) -> str:
     """The confusable skeleton of a name or version (see the module docstring); cached: a
     board repeats each model's name and version once per cohort."""
     out = fold(text).translate(_TABLE)
+    out = _SEPARATOR.join(part for part in out.split(_SEPARATOR) if part)
     for sequence, letter in CONFUSABLE_SEQUENCES.items():
         out = out.replace(sequence, letter)
     return out
@@ -72,11 +83,12 @@ def truth_readers() -> tuple[str, ...]:
     return tuple(name for name, oracle in reference_models().items() if oracle)
 
 
-def is_floor(model: str, version: str) -> bool:
+def is_floor(model: str, version: str, tier: str) -> bool:
     """Whether an entry is the page's floor line: the registry's floor model at a version
-    the trusted code produces (a stranger's ``random 0.3.1`` is not)."""
+    the trusted code produces, on a board other than the sealed one (a stranger's
+    ``random 0.3.1``, or any sealed ``random``, is not)."""
     return model == FLOOR_MODEL and model in reference_models() and (
-        version in reference_versions())
+        version in reference_versions()) and tier != SEALED_TIER
 
 
 def _differ_how(new: str, old: str) -> str:
@@ -92,8 +104,9 @@ class Names:
     order. Lookups are by skeleton, so checking a board is linear in its size.
     """
 
-    def __init__(self, known: Iterable[tuple[str, str]] = ()) -> None:
+    def __init__(self, known: Iterable[tuple[str, str]] = (), tier: str = "") -> None:
         self.registry = reference_models()
+        self.sealed = tier == SEALED_TIER
         self.versions = reference_versions()
         self._names: dict[str, tuple[str, str]] = {
             skeleton(n): (n, "an icgbench reference model") for n in self.registry}
@@ -109,6 +122,10 @@ class Names:
     def problem(self, name: str, version: str) -> str | None:
         """Why (name, version) would impersonate or be confused with a known one, or None."""
         if name in self.registry:
+            if self.sealed:
+                return (f"{name} is an icgbench reference model: the sealed board holds no "
+                        "reference entry, only contributions; a model of your own needs a "
+                        "name of its own")
             if self.registry[name]:
                 return (f"{name} reads the truth (the registry flags it oracle): it is a "
                         "reference line, never an entry")
@@ -129,7 +146,8 @@ class Names:
         return None
 
 
-def name_clash(known: Iterable[tuple[str, str]], name: str, version: str) -> str | None:
-    """Why (name, version) would be confused with a (name, version) already known, or None
-    (the reference registry is always known)."""
-    return Names(known).problem(name, version)
+def name_clash(known: Iterable[tuple[str, str]], name: str, version: str, tier: str = ""
+               ) -> str | None:
+    """Why (name, version) would be confused with a (name, version) already known on a
+    board of ``tier``, or None (the reference registry is always known)."""
+    return Names(known, tier).problem(name, version)

@@ -203,7 +203,7 @@ def overall_rows(entries: list[LeaderboardEntry], references: list[LeaderboardEn
             cells = [_stat_cell(r.mean, r.low, r.high)]
             cells += [_stat_cell(*r.categories.get(c, (None, None, None)))
                       for c in CATEGORIES]
-            line = reference or is_floor(r.model, r.package_version)
+            line = reference or is_floor(r.model, r.package_version, mine[0].tier)
             rows.append({"rank": "" if line or r.place is None else str(r.place),
                          "place": "" if line or r.place is None else r.place,
                          "group": "" if line else group_label(r.group),
@@ -273,10 +273,13 @@ def private_half_entries(folder: Path, entries: list[LeaderboardEntry]
                    if g.retired}
     except UsageError:
         return []
-    out = []
-    for e in entries:
-        if e.data_version not in retired:
-            continue
+    graded: dict[tuple[str, str, str, int], dict] = {}
+    k_star: dict[tuple[str, str], int] = {}  # (model, version) -> K* of its calibration file
+    mine = [e for e in entries if e.data_version in retired]
+    # calibration-cohort files first: structure is graded here for the first time, and a
+    # model version's K* is chosen on its calibration cohort's file (private half or not:
+    # the graph is the cohort's)
+    for e in sorted(mine, key=lambda e: not _on_calibration(e)):
         try:
             data = untrusted.read_regular(inside(folder, e.submission_path), DEFAULT_MAX_BYTES,
                                           follow_symlinks=False)
@@ -284,11 +287,20 @@ def private_half_entries(folder: Path, entries: list[LeaderboardEntry]
             raise InvalidInputError(f"cannot read {e.label}'s submission: {exc} (run "
                                     "`icgbench leaderboard verify`)") from None
         descriptor, key = sealed_release(e)  # a retired generation's: its published key
-        k = e.scores.get("structure_recovery", {}).get("k")
         report = grade(validate(data, descriptor=descriptor, key=key),
-                       structure_k=None if k is None else int(k), half="private")
-        out.append(entry_from_report(report.document, e.notes, e.submitted_at))
-    return out
+                       structure_k=k_star.get((e.model_name, e.package_version)),
+                       half="private").document
+        k = report["tasks"].get("structure_recovery", {}).get("metrics", {}).get("k")
+        if _on_calibration(e) and k is not None:
+            k_star[(e.model_name, e.package_version)] = int(k)
+        graded[e.key] = report
+    return [entry_from_report(graded[e.key], e.notes, e.submitted_at) for e in mine]
+
+
+def _on_calibration(e: LeaderboardEntry) -> bool:
+    from icgbench.api.tables import tier_descriptor
+
+    return (e.variant_name, e.seed) == tuple(tier_descriptor(e.tier).calibration_cohort)
 
 
 #: How many models the figures drawn from the board show (the best overall), besides the

@@ -31,6 +31,7 @@ from icgbench.leaderboard.files import QUEUE, queue_problem
 from icgbench.leaderboard.store import JSON_NAME, load_board, locked, write_board
 
 if TYPE_CHECKING:
+    from icgbench.leaderboard.board import Key
     from icgbench.scorer import Validated
 
 log = logging.getLogger(__name__)
@@ -39,6 +40,9 @@ SEALED_TIER = "sealed"
 #: The admission ration per model name: a full set of cohorts (one per variant) a week.
 ADMISSIONS_PER_PERIOD = 6
 PERIOD = dt.timedelta(days=7)
+#: The files one pull request may add to the queue (or change in it), whatever their model
+#: names: a full set of cohorts. Many names in one pull request get no more.
+QUEUED_PER_PULL_REQUEST = 6
 
 
 @dataclass(frozen=True)
@@ -70,12 +74,52 @@ def queued(folder: Path) -> list[Path]:
     return calibration_first(files)
 
 
-def admit(folder: Path, dry_run: bool = False, now: dt.datetime | None = None
-          ) -> list[Admission]:
+def require_current_generation(v: Validated) -> None:
+    """Only the current sealed generation is admitted: once a generation is retired its
+    key is public, and a file built from the published truth would score perfectly."""
+    from icgbench.release import generations, locate
+
+    version = v.descriptor.version
+    g = generations.find(locate.release_root(), version)
+    if g is None:
+        raise InvalidInputError(f"sealed release {version} is not a recorded generation "
+                                f"({generations.FOLDER}): nothing of it can be admitted")
+    if g.retired:
+        raise InvalidInputError(
+            f"sealed release {version} (generation {g.generation}) was retired on "
+            f"{g.retired_on} and its key published: its admissions are closed (its truth is "
+            "public); submit to the current generation")
+
+
+def _blob_id(data: bytes) -> str:
+    """Git's object id of a file's bytes."""
+    import hashlib
+
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def queued_since(folder: Path, base: str, files: list[Path]) -> list[Path]:
+    """The queued ``files`` a pull request adds or changes: not at ``base`` with the same
+    bytes (all of them when the base's queue cannot be listed: fail closed)."""
+    from icgbench.leaderboard import gitrepo
+
+    top, prefix = gitrepo.repository(Path(folder))
+    commit = gitrepo.resolve_commit(top, base)
+    queue = f"{prefix}/{QUEUE}" if prefix != "." else QUEUE
+    at_base = gitrepo.tree(top, commit, queue)
+    return [f for f in files
+            if at_base.get(f"{queue}/{f.name}", ("", ""))[1] != _blob_id(f.read_bytes())]
+
+
+def admit(folder: Path, dry_run: bool = False, now: dt.datetime | None = None,
+          base: str | None = None) -> list[Admission]:
     """Check every queued submission; unless ``dry_run``, grade each one within the ration,
     add it to the board and take it out of the queue. A file that fails, or waits for the
-    ration, is left in the queue with its reason recorded. A dry run grades nothing."""
-    from icgbench.leaderboard.board import add, known_k
+    ration, is left in the queue with its reason recorded. A dry run grades nothing, and
+    applies every rule admission applies (:func:`.board.admission_check`); with ``base``
+    (a pull request's), it also refuses a queue to which the pull request adds more than
+    :data:`QUEUED_PER_PULL_REQUEST` files."""
+    from icgbench.leaderboard.board import add, admission_check
     from icgbench.scorer import validate
     from icgbench.scorer.parse import read_file
 
@@ -87,56 +131,46 @@ def admit(folder: Path, dry_run: bool = False, now: dt.datetime | None = None
                 write_board(folder, SEALED_TIER, [])
     entries = load_board(folder, new_tier=SEALED_TIER).entries if (
         folder / JSON_NAME).exists() else []
+    files = queued(folder)
+    if base is not None:
+        added = queued_since(folder, base, files)
+        if len(added) > QUEUED_PER_PULL_REQUEST:
+            raise InvalidInputError(
+                f"this pull request adds or changes {len(added)} files in {folder / QUEUE}; "
+                f"at most {QUEUED_PER_PULL_REQUEST} per pull request, whatever their model "
+                "names (a full set of cohorts): split it")
     taken = [Taken(e.key, e.model_name, e.submitted_at) for e in entries]
-    staged: set[tuple[str, str, str, int]] = set()  # a dry run's would-be structure entries
+    staged: list[Key] = []  # the entries admitted (or, in a dry run, would be) so far
     out = []
-    for path in queued(folder):
+    for path in files:
         try:
             v = validate(read_file(path), frozen_only=True)
             doc = v.document
             if doc["tier"] != SEALED_TIER:
                 raise InvalidInputError(f"the queue takes sealed-tier submissions; this "
                                         f"one is for the {doc['tier']} tier")
-            model, version = doc["model"]["name"], doc["model"]["version"]
-            mine = Taken((doc["variant"], doc["seed"], model, version), model, _stamp(now))
-            if any(t.key == mine.key for t in taken):
-                raise InvalidInputError(
-                    f"{model} {version} already has an entry on {doc['variant']} seed "
-                    f"{doc['seed']}: one entry per model version and cohort (a new version is "
-                    "a new submission)")
+            require_current_generation(v)
+            admission_check(v, entries, SEALED_TIER, staged)
+            model = doc["model"]["name"]
+            mine = Taken((doc["variant"], doc["seed"], model, doc["model"]["version"]), model,
+                         _stamp(now))
             if (wait := ration_problem(taken, mine, now)) is not None:
                 out.append(Admission(path.name, problem=wait, waiting=True))
                 continue
             if dry_run:
-                _check_calibrated(v, set(known_k(entries)) | staged)
-                if "structure_recovery" in doc:
-                    staged.add((model, version, doc["variant"], doc["seed"]))
+                staged.append(mine.key)
                 taken.append(mine)  # what admitting the queue in order would take
                 out.append(Admission(path.name))
                 continue
             entry = add(path, folder, tier=SEALED_TIER, submitted_at=mine.submitted_at)
             path.unlink()
+            staged.append(mine.key)
             taken.append(mine)
             log.info("admitted %s as %s", path.name, entry.label)
             out.append(Admission(path.name, entry=entry))
         except UserError as exc:
             out.append(Admission(path.name, problem=str(exc)))
     return out
-
-
-def _check_calibrated(v: Validated, structure_entries: set[tuple[str, str, str, int]]
-                      ) -> None:
-    """A dry run's stand-in for :func:`.board.calibration_k`, which needs the graded K*: a
-    structure submission off the calibration cohort needs its model version's calibration
-    entry, on the board or queued before it."""
-    from icgbench.leaderboard.board import calibration_k
-
-    doc = v.document
-    cohort = v.descriptor.calibration_cohort
-    if "structure_recovery" not in doc or (doc["variant"], doc["seed"]) == tuple(cohort):
-        return
-    if (doc["model"]["name"], doc["model"]["version"], *cohort) not in structure_entries:
-        calibration_k(v, {})  # raises, naming the calibration cohort to add first
 
 
 class Taken(NamedTuple):

@@ -72,7 +72,7 @@ def floors_of(entries: Iterable[LeaderboardEntry]) -> set[Key]:
     from icgbench.leaderboard.names import is_floor
 
     return {(e.model_name, e.package_version) for e in entries
-            if is_floor(e.model_name, e.package_version)}
+            if is_floor(e.model_name, e.package_version, e.tier)}
 
 
 def part_scores(e: LeaderboardEntry) -> dict[tuple[str, str], float | None]:
@@ -120,6 +120,22 @@ def _placed(rows: list[Ranked], shares: Mapping[Key, Mapping[Cohort, float]],
                     group=group_of.get(f"{r.model} {r.package_version}")) for r in rows]
 
 
+def public_half_categories(entries: list[LeaderboardEntry]) -> tuple[str, ...]:
+    """The categories ``overall`` averages over for ``entries``: on the sealed board's
+    public half (sealed entries none of which records a withheld task's metric) those not
+    withheld (:mod:`icgbench.tasks.withheld`); else all (the final standings included)."""
+    from icgbench.contract.vocabulary import CATEGORIES
+    from icgbench.leaderboard.names import SEALED_TIER
+    from icgbench.tasks import TASKS
+    from icgbench.tasks.withheld import fully_withheld, shown_categories
+
+    hidden = [name for name, task in TASKS.items() if fully_withheld(task)]
+    if entries and all(e.tier == SEALED_TIER and not any(e.scores.get(t) for t in hidden)
+                       for e in entries):
+        return shown_categories(TASKS.values())
+    return CATEGORIES
+
+
 def _normalized_table(entries: list[LeaderboardEntry], scope: Iterable[str] | None,
                       floors: Floors, category: str | None) -> list[Ranked]:
     """``overall`` (``category`` None) or one category's normalized mean over the cohorts
@@ -138,12 +154,13 @@ def _normalized_table(entries: list[LeaderboardEntry], scope: Iterable[str] | No
         by_model.setdefault((e.model_name, e.package_version), []).append(e)
     rows: dict[Key, Ranked] = {}
     shares: dict[Key, Mapping[Cohort, float]] = {}
+    shown = public_half_categories(pool)
     for key, mine in by_model.items():
         attempted = {TASKS[t].category for e in mine for t in e.scores if t in TASKS}
         if category is not None and category not in attempted:
             continue
         agg = aggregate({(e.variant_name, e.seed): part_scores(e) for e in mine}, bounds,
-                        cohorts, attempted)
+                        cohorts, attempted, shown)
         name = "overall" if category is None else category
         mean = agg.overall if category is None else agg.categories[category]
         own = agg.contributions.get(name, dict.fromkeys(cohorts, 0.0))

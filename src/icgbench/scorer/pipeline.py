@@ -11,6 +11,7 @@ from typing import Any
 
 from icgbench import contract
 from icgbench.api.tables import tier_descriptor
+from icgbench.contract.vocabulary import CATEGORIES
 from icgbench.errors import UsageError
 from icgbench.release.tiers import TIERS, UNFROZEN_NAME, UNFROZEN_NOTICE
 from icgbench.scorer import parse, semantic
@@ -20,7 +21,7 @@ from icgbench.scorer.messages import DEFAULT_MAX_ERRORS, line, listed, message
 from icgbench.scorer.report import ScoreReport, build_report
 from icgbench.scorer.schema_check import schema_errors
 from icgbench.scorer.truth import LoadedTruth, load_truth, public_truth
-from icgbench.tasks import TASKS
+from icgbench.tasks import TASKS, TaskResult, withheld
 from icgbench.tasks.summary import normalized_scores, score_summary
 
 log = logging.getLogger("icgbench.scorer")
@@ -198,20 +199,26 @@ def grade(v: Validated, structure_k: int | None = None, start: float | None = No
     """Grade an already validated submission (``start``: when its timing began).
 
     A sealed-tier submission is graded on one ``half`` of its held-out subjects: the
-    ``public`` half (what the board shows) unless asked for the ``private`` one.
+    ``public`` half (what the board shows) unless asked for the ``private`` one. The public
+    half withholds what the whole cohort shares (:mod:`icgbench.tasks.withheld`).
     """
     t0 = time.perf_counter()
     start = t0 if start is None else start
     if v.sealed:
         v = _unsealed(v)
+    public = v.key is not None and half == "public"
     if v.key is not None:
         v = _on_half(v, half)
     if structure_k is not None and "structure_recovery" in v.blocks:
         v.blocks["structure_recovery"]["k_override"] = structure_k
     if responsive_threshold is not None and "intervention_conformity" in v.blocks:
         v.blocks["intervention_conformity"]["responsive_threshold"] = responsive_threshold
-    results = {name: task.score(v.blocks, v.truth) for name, task in TASKS.items()
-               if all(b in v.blocks for b in task.blocks)}
+    results = {name: (TaskResult({}) if public and withheld.fully_withheld(task)
+                      else task.score(v.blocks, v.truth))
+               for name, task in TASKS.items() if all(b in v.blocks for b in task.blocks)}
+    hidden: list[str] = []
+    if public:
+        results, hidden = withheld.public_half(results, TASKS)
     t1 = time.perf_counter()
     log.info("graded %s in %.3f s", ", ".join(results), t1 - t0)
     timings = {**v.timings, "score_seconds": t1 - t0, "total_seconds": t1 - start}
@@ -223,5 +230,6 @@ def grade(v: Validated, structure_k: int | None = None, start: float | None = No
                        **({"path": v.path} if v.path else {})},
     }
     categories = normalized_scores(results, v.truth)
-    return build_report(v.document, results, score_summary(results, categories), v.truth,
-                        provenance, timings, categories)
+    shown = withheld.shown_categories(TASKS.values()) if public else CATEGORIES
+    return build_report(v.document, results, score_summary(results, categories, shown),
+                        v.truth, provenance, timings, categories, sorted(hidden))

@@ -47,15 +47,20 @@ def _clean(value: Any) -> Any:
 def build_report(header: dict[str, Any], results: dict[str, TaskResult],
                  summary: dict[str, Any], truth: Truth, provenance: dict[str, Any],
                  timings: dict[str, float],
-                 categories: dict[str, dict[str, Any]] | None = None) -> ScoreReport:
+                 categories: dict[str, dict[str, Any]] | None = None,
+                 withheld: list[str] | None = None) -> ScoreReport:
     """Assemble and validate a report; each task's section carries its category's
-    normalized score with each part's chance level and ceiling."""
+    normalized score with each part's chance level and ceiling. ``withheld`` names what a
+    sealed public half does not show (:mod:`icgbench.tasks.withheld`): neither its value
+    nor its truth-dependent baseline is in the report."""
+    from icgbench.tasks.withheld import WITHHELD_NOTE
+
     categories = categories or {}
     info = {
         name: {m.name: {"higher_is_better": m.higher_is_better,
                         "random_baseline": m.baseline(truth), "best": m.best}
-               for m in TASKS[name].metrics}
-        for name in results
+               for m in TASKS[name].metrics if m.name in r.metrics or not m.cohort_level}
+        for name, r in results.items()
     }
     document = _clean({
         "schema_version": contract.json_schema("score-report")["properties"]["schema_version"][
@@ -77,6 +82,7 @@ def build_report(header: dict[str, Any], results: dict[str, TaskResult],
                             if TASKS[name].category in categories else {})}
                   for name, r in results.items()},
         "summary": summary,
+        **({"withheld": {"note": WITHHELD_NOTE, "metrics": withheld}} if withheld else {}),
         "metric_info": info,
         "timings": timings,
     })

@@ -32,6 +32,11 @@ class Metric:
     #: False for a metric a constant answer can win (a conformity share, ECE): the board
     #: lists it, never ranks by it.
     ranked: bool = True
+    #: True for a metric of a truth the whole cohort shares (the graph, an intervention's
+    #: true direction or average effect) rather than of each held-out subject: probes of
+    #: it on one half would reveal what the other half is graded on, so the sealed track's
+    #: public standings withhold it (:mod:`icgbench.tasks.withheld`).
+    cohort_level: bool = False
 
     def baseline(self, truth: Truth) -> float | None:
         """The random baseline's value for this truth."""
@@ -114,6 +119,9 @@ class Task:
     #: Why a result cannot be normalized (its floors and ceilings are for other settings),
     #: or None: the normalized score is then left out, with the reason in the report.
     unnormalizable: Callable[[TaskResult], str | None] | None = None
+    #: Keys of ``details`` (at any depth) that hold a truth the whole cohort shares: the
+    #: sealed track's public half withholds them with the cohort-level metrics.
+    cohort_level_details: tuple[str, ...] = ()
 
     @property
     def ranking_metric(self) -> Metric:

@@ -117,11 +117,12 @@ METRICS = (
            lambda t: 0.5 + 0.5 * _p_abs_below(TOLERANT_ZERO, _delta_sd(t)), 1.0,
            "1/2 + 1/2 P(|delta| <= 1e-3), delta ~ N(0, 1/(6n))", ranked=False),
     Metric("dgp_conformity", True, "Share of interventions whose delta has the DGP's true "
-           "sign.", 0.5, 1.0, ranked=False),
+           "sign.", 0.5, 1.0, ranked=False, cohort_level=True),
     Metric("responsive_dgp_conformity", True, "Share of interventions whose delta has the "
            "DGP's sign and |delta| >= responsive_threshold.",
            lambda t: 0.5 * (1.0 - _p_abs_below(RESPONSIVE_THRESHOLD, _delta_sd(t))), 1.0,
-           "1/2 P(|delta| >= threshold), delta ~ N(0, 1/(6n))", ranked=False),
+           "1/2 P(|delta| >= threshold), delta ~ N(0, 1/(6n))", ranked=False,
+           cohort_level=True),
     Metric("pehe", False, "Root mean squared error between predicted and true individual "
            "risk changes, over subjects and interventions (a missing intervention predicts "
            "no change).", _random_pehe, 0.0,
@@ -130,11 +131,11 @@ METRICS = (
            "two independent uniform probabilities)"),
     Metric("ate_mae", False, "Mean over interventions of |predicted - true average risk "
            "change|.", _random_ate_mae, 0.0,
-           "mean over interventions of E|N(-true delta, 1/(6n))|"),
+           "mean over interventions of E|N(-true delta, 1/(6n))|", cohort_level=True),
     *(Metric(f"delta__{n}", None, f"Mean predicted risk change under {n}.")
       for n in intervention_names()),
-    *(Metric(f"ate_error__{n}", None, f"Predicted minus true average risk change under {n}.")
-      for n in intervention_names()),
+    *(Metric(f"ate_error__{n}", None, f"Predicted minus true average risk change under {n}.",
+             cohort_level=True) for n in intervention_names()),
 )
 
 
@@ -215,4 +216,5 @@ TASK = Task(
     reachable=reachable_blocks,
     rank_by="responsive_dgp_conformity",
     unnormalizable=other_threshold,
+    cohort_level_details=("true_delta", "dgp_direction", "dgp_conforms", "responsive"),
 )

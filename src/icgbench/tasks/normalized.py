@@ -100,6 +100,8 @@ def category_score(task: Task, truth: Truth, result: TaskResult) -> dict[str, ob
         higher = bool(task.metric(part.metric).higher_is_better)
         score, floor, ceiling = result.metrics.get(part.metric), low[part.metric], \
             high[part.metric]
+        if part.metric not in result.metrics:  # withheld (tasks.withheld): left out
+            continue
         value = None
         if reason is None and floor is not None and ceiling is not None:
             s = score if score is not None else math.nan
@@ -116,9 +118,11 @@ def category_score(task: Task, truth: Truth, result: TaskResult) -> dict[str, ob
     return out
 
 
-def overall(scores: Mapping[str, float | None]) -> float:
-    """The mean over every category; a category not attempted (or undefined) counts 0."""
-    return sum(scores.get(c) or 0.0 for c in CATEGORIES) / len(CATEGORIES)
+def overall(scores: Mapping[str, float | None], shown: tuple[str, ...] = CATEGORIES
+            ) -> float:
+    """The mean over every category ``shown`` (all of them but on the sealed track's public
+    half: :mod:`.withheld`); a category not attempted (or undefined) counts 0."""
+    return sum(scores.get(c) or 0.0 for c in shown) / len(shown)
 
 
 def mean_normalized(parts: Iterable[tuple[float | None, float, float]],
@@ -177,11 +181,12 @@ class Aggregate:
 
 def aggregate(scores: Mapping[Cohort, Mapping[Part, float | None]],
               bounds: Mapping[Cohort, Mapping[Part, tuple[float, float]]],
-              cohorts: list[Cohort], attempted: set[str]) -> Aggregate:
+              cohorts: list[Cohort], attempted: set[str],
+              shown: tuple[str, ...] = CATEGORIES) -> Aggregate:
     """A model's normalized means over ``cohorts``: ``scores`` its metric values where it
     has an entry, ``bounds`` every cohort's (floor, ceiling) per part (the same for every
-    model), ``attempted`` the categories it attempts anywhere. A cohort the model has no
-    score for counts as its floor."""
+    model), ``attempted`` the categories it attempts anywhere, ``shown`` those ``overall``
+    averages over. A cohort the model has no score for counts as its floor."""
     groups = parts_of_categories()
     part_values: dict[Part, float | None] = {}
     part_shares: dict[Part, dict[Cohort, float]] = {}
@@ -220,5 +225,5 @@ def aggregate(scores: Mapping[Cohort, Mapping[Part, float | None]],
         contributions[category] = {c: math.fsum(part_shares[p][c] for p in defined)
                                    / len(defined) for c in cohorts}
     contributions["overall"] = {c: math.fsum(contributions[k][c] for k in contributions)
-                                / len(CATEGORIES) for c in cohorts}
-    return Aggregate(part_values, categories, overall(categories), contributions)
+                                / len(shown) for c in cohorts}
+    return Aggregate(part_values, categories, overall(categories, shown), contributions)

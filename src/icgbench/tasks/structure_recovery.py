@@ -14,6 +14,8 @@ ChaLearn cause-effect-pairs orientation score.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from icgbench.tasks import graph_metrics as g
 from icgbench.tasks.base import Blocks, Metric, Normalized, Task, TaskResult, Truth
 
@@ -55,6 +57,8 @@ METRICS = (
     Metric("orientation_auc_y2", True, "AUC(Yhat, Y2): B->A against the rest.", 0.5, 1.0),
     Metric("n_scored_pairs", None, "Unordered pairs with a score in either direction."),
 )
+#: Every structure metric reads the one true graph the cohort has.
+METRICS = tuple(replace(m, cohort_level=True) for m in METRICS)
 
 
 def score(blocks: Blocks, truth: Truth) -> TaskResult:

@@ -30,10 +30,12 @@ def normalized_scores(results: dict[str, TaskResult], truth: Truth
 
 
 def score_summary(results: dict[str, TaskResult],
-                  categories: dict[str, dict[str, object]]) -> dict[str, object]:
+                  categories: dict[str, dict[str, object]],
+                  shown: tuple[str, ...] = CATEGORIES) -> dict[str, object]:
     """auroc, r2_mean, conformity, auroc_target, transfer_gap, the seed's composite and its
     note, the normalized score of every category (None where not attempted; ``categories``
-    from :func:`normalized_scores`) and overall."""
+    from :func:`normalized_scores`) and overall, the mean over the categories ``shown``
+    (all but on the sealed track's public half: :mod:`.withheld`)."""
     auroc = _get(results, "risk_prediction", "auroc")
     r2_mean = _get(results, "latent_recovery", "r2_mean")
     conformity = _get(results, "intervention_conformity", "responsive_dgp_conformity")
@@ -51,7 +53,10 @@ def score_summary(results: dict[str, TaskResult],
         "prior_conformity_tolerant": _get(results, "intervention_conformity",
                                           "prior_conformity_tolerant"),
         "normalized": normalized,
-        "overall": None if blocked else overall(normalized),
-        "overall_note": (OVERALL_NOTE if not blocked else
-                         f"overall is not computed: {categories[blocked[0]]['note']}"),
+        "overall": None if blocked else overall(normalized, shown),
+        "overall_note": (f"overall is not computed: {categories[blocked[0]]['note']}"
+                         if blocked else OVERALL_NOTE if shown == CATEGORIES else
+                         f"{OVERALL_NOTE}; on the sealed track's public half, the mean over "
+                         f"{', '.join(shown)} ({', '.join(c for c in CATEGORIES if c not in shown)}"
+                         " withheld until the generation is retired)"),
     }
