@@ -100,6 +100,16 @@ def _gz(data: Callable[[Doc], bytes], extra: bytes = b"", cut: int = 0) -> Calla
     return build
 
 
+def _patched(packed: bytes, at: int, value: int = 0xFF) -> bytes:
+    """``packed`` with its byte at ``at`` replaced."""
+    return packed[:at] + bytes([value]) + packed[at + 1:]
+
+
+def _bad_crc(packed: bytes, at: int = -8) -> bytes:
+    """A gzip member whose CRC-32 (``at`` -8) or size (``at`` -4) does not match its data."""
+    return _patched(packed, at % len(packed), packed[at] ^ 0xFF)
+
+
 def _literal(path: tuple[Any, ...], literal: str) -> Callable[[Doc], bytes]:
     """The document with the number at ``path`` written as ``literal`` (JSON text a
     Python float cannot hold, such as 1e999)."""
@@ -144,6 +154,15 @@ CASES: dict[str, Callable[[Doc], bytes]] = {
     "parse_trailing_bytes.json.gz": _gz(_plain, extra=b"garbage"),
     "parse_two_members.json.gz": _gz(_plain, extra=gzip.compress(b"{}", mtime=0)),
     "parse_truncated.json.gz": _gz(_plain, cut=20),
+    "parse_bad_crc.json.gz": lambda base: _bad_crc(gzip.compress(_plain(base), mtime=0)),
+    "parse_bad_length.json.gz": lambda base: _bad_crc(gzip.compress(_plain(base), mtime=0),
+                                                       at=-4),
+    "parse_bad_method.json.gz": lambda base: _patched(gzip.compress(_plain(base), mtime=0), 2),
+    "parse_bad_block.json.gz": lambda base: _patched(gzip.compress(_plain(base), mtime=0), 10,
+                                                     0x07),
+    "parse_empty_members.json.gz": _gz(_plain, extra=gzip.compress(b"", mtime=0) * 2),
+    "parse_only_empty_member.json.gz": lambda base: gzip.compress(b"", mtime=0),
+    "parse_unterminated_string.json": _text('{"seed": 0, "tier": "sma'),
     "size_long_string.json": _edit(_set("model.description", "x" * 70_000)),
     # the schema
     "schema_extra_keys.json": _edit(_many(_set("extra", 1), _set("also", 2))),
@@ -155,6 +174,10 @@ CASES: dict[str, Callable[[Doc], bytes]] = {
     "schema_proba_tiny_negative.json": _edit(lambda d: _probas(d, {0: -1e-07, 9: -2.5e-300})),
     "schema_proba_huge.json": _edit(lambda d: _probas(d, {4: 1e300, 5: 12345678.5})),
     "schema_proba_string.json": _edit(lambda d: _probas(d, {7: "0.5", 8: None, 9: True})),
+    "schema_many_wrong_types.json.gz": _gz(lambda base: _edit(
+        lambda d: d["risk_prediction"].update(
+            proba=[2, True, None, 0.5, 987654.123456789, -1e-9] + ["0.5"] * 200_000))(base)
+        .replace(b"987654.123456789", b"1e400")),
     "schema_rows_not_columns.json": _edit(_rows),
     "schema_unboxed_name.json": _edit(_set("model.name", ["mbcnet_v0_1"])),
     "schema_unboxed_tier.json": _edit(_set("tier", ["small"])),
@@ -178,6 +201,8 @@ CASES: dict[str, Callable[[Doc], bytes]] = {
     "schema_unknown_state.json": _edit(_set("latent_recovery.states.mood", [0.0])),
     "schema_bad_node.json": _edit(_set("structure_recovery.source.0", "weather")),
     "schema_data_version_pattern.json": _edit(_set("data_version", "5.0")),
+    "schema_proba_1e400.json": _literal(("risk_prediction", "proba", 3), "1e400"),
+    "schema_proba_minus_1e400.json": _literal(("risk_prediction", "proba", 3), "-1e400"),
     "schema_root_list.json": lambda base: _json(list(range(200))),
     "schema_root_string.json": lambda base: _json("a submission"),
     "schema_quote_in_value.json": _edit(_set("variant", "it's \"linear\"\n")),
@@ -186,6 +211,8 @@ CASES: dict[str, Callable[[Doc], bytes]] = {
     "semantic_tier_of_seed.json": _edit(_set("seed", 1)),
     "semantic_seed.json": _edit(_set("seed", 7)),
     "semantic_huge_seed.json": _replace('"seed": 0', '"seed": 123456789012345678901'),
+    "schema_seed_309_nines.json": _replace('"seed": 0', '"seed": ' + "9" * 309),
+    "schema_seed_400_digits.json": _replace('"seed": 0', '"seed": 1' + "0" * 399),
     "semantic_variant_hash.json": _edit(_set("variant_hash", "0123456789ab")),
     "semantic_unfrozen.json": _edit(_set("tier", "unfrozen")),
     "usage_sealed_tier.json": _edit(_set("tier", "sealed")),

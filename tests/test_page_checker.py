@@ -82,7 +82,7 @@ def test_the_page_agrees_with_icgbench_validate_on_every_file_of_the_corpus(page
         elif (got["errors"], got["count"]) != (want["errors"], want["count"]):
             disagree.append((path.name, got["errors"], want["errors"], got["count"],
                              want["count"]))
-    assert disagree == []
+    assert not disagree, "\n".join(map(repr, disagree))
     assert stages == {None, "parse", "size", "schema", "semantic", "usage"}
     assert page.problems == []  # no script error, no CSP violation
     assert all(url.startswith("file://") for url in page.requests)  # nothing fetched

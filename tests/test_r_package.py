@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import filecmp
+import gzip
 import json
 import math
 import os
@@ -21,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from conftest import reference_submission, require, require_tool
+from leaderboard_helpers import submission_doc
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "r"
@@ -254,10 +256,37 @@ def test_r_and_python_say_the_same_thing_about_every_file_of_the_corpus(rscript,
         graded = main(["score", str(path), "--out", str(tmp_path / "report.json")]) == 0
         if graded != python[path.name]["valid"]:
             disagree.append((path.name, "icgbench score", graded))
-    assert disagree == []
+    assert not disagree, "\n".join(map(repr, disagree))
     hints = [n for n, v in python.items() if any("unbox" in e or "columnar" in e
                                                   for e in v["errors"])]
     assert len(hints) >= 3  # the hints are part of what is compared
+
+
+#: What R may spend refusing a file Python refuses (issue 38: V8 died at 1.95 GB after 83 s).
+R_MEMORY_BOUND = 1024**3
+
+
+@pytest.mark.slow
+def test_r_refuses_millions_of_wrong_types_within_a_bounded_memory(rscript, library, tmp_path):
+    """A 50 KB gzip of 2.5 million wrong-typed probabilities: icg_validate gives Python's
+    verdict and count (the checker counts long arrays in one loop before ajv) and its
+    process never holds more than 1 GB."""
+    doc = submission_doc("mbcnet_v0_1", "linear_lowhet")
+    doc["risk_prediction"]["proba"] = ["a"] * 2_500_000
+    bomb = tmp_path / "bomb.json.gz"
+    bomb.write_bytes(gzip.compress(json.dumps(doc).encode(), mtime=0))
+    assert bomb.stat().st_size < 64 * 1024
+    script = ("v <- icgbench::icg_validate(commandArgs(TRUE)[1]); "
+              "cat(v$stage, v$count, v$errors[1], sep = '\\n')")
+    measure = ("import resource, subprocess, sys; "
+               "done = subprocess.run(sys.argv[1:], capture_output=True, text=True); "
+               "sys.stdout.write(done.stdout + done.stderr); "
+               "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024)")
+    done = _run([sys.executable, "-c", measure, rscript, "-e", script, str(bomb)],
+                library=library, timeout=600)
+    *lines, peak = done.stdout.strip().splitlines()
+    assert lines == ["schema", "2500000", '/risk_prediction/proba/0: "a" is not of type number']
+    assert int(peak) < R_MEMORY_BOUND, f"R held {int(peak) / 1024**2:.0f} MB"
 
 
 # --- the metrics agree ----------------------------------------------------------------------

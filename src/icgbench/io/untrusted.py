@@ -281,8 +281,8 @@ def gunzip(data: bytes, max_bytes: int, max_memory: int | None = None) -> bytes:
             chunks.append(block)
             if not block and not pending:
                 break
-    except zlib.error as exc:
-        raise InputProblem(f"not valid gzip data ({exc})") from None
+    except zlib.error as exc:  # "Error -3 while decompressing data: <zlib's reason>"
+        raise InputProblem(f"not valid gzip data ({str(exc).rsplit(': ', 1)[-1]})") from None
     if not decompressor.eof:
         raise InputProblem("truncated gzip data")
     if decompressor.unused_data:
@@ -376,7 +376,8 @@ def _parse(text: str, max_string: int | None = None) -> Any:
         return json.loads(text, object_pairs_hook=_members(max_string),
                           parse_constant=_reject_constant, parse_int=_integer)
     except json.JSONDecodeError as exc:
-        raise InputProblem(f"not valid JSON: {exc.msg} at line {exc.lineno} column "
+        what = exc.msg.removesuffix(" at")  # "Unterminated string starting at"
+        raise InputProblem(f"not valid JSON: {what} at line {exc.lineno} column "
                            f"{exc.colno}") from None
     except InputProblem:
         raise

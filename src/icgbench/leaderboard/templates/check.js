@@ -52,7 +52,9 @@
           "(a second member or trailing data); write one gzip member and nothing else"]);
       }
     }
-    throw new Invalid("parse", ["/: not valid gzip data (" + first.failed + ")"]);
+    // "The compressed data was not valid: <zlib's reason>.": the reason, as Python gives it
+    var reason = first.failed.replace(/^.*: /, "").replace(/\.$/, "");
+    throw new Invalid("parse", ["/: not valid gzip data (" + reason + ")"]);
   }
 
   async function check(name, bytes) {

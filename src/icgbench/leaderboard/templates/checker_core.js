@@ -184,7 +184,7 @@ var icgChecker = function (facts, validate) {
     function string() {
       var start = i++, out = "";
       for (;;) {
-        if (i >= text.length) { i = start; fail("Unterminated string starting at"); }
+        if (i >= text.length) { i = start; fail("Unterminated string starting"); }
         var c = text[i];
         if (c === '"') { i++; return out; }
         if (c < " ") fail("Invalid control character");
@@ -269,17 +269,6 @@ var icgChecker = function (facts, validate) {
   }
 
   // ---- The schema layer: ajv's verdict in the scorer's words, in document order -------
-  function segments(doc, instancePath) {
-    var node = doc.value, out = [];
-    if (!instancePath) return out;
-    instancePath.slice(1).split("/").forEach(function (raw) {
-      var key = raw.replace(/~1/g, "/").replace(/~0/g, "~");
-      if (Array.isArray(node)) { out.push(parseInt(key, 10)); node = node[parseInt(key, 10)]; }
-      else { out.push(key); node = node == null ? undefined : node[key]; }
-    });
-    return out;
-  }
-
   // Where the path lies in the document: each key's index among its object's keys as
   // written, each array index (scorer/schema_check._document_position).
   function position(doc, parts) {
@@ -348,17 +337,168 @@ var icgChecker = function (facts, validate) {
     return /(^|[^\\])\$$/.test(pattern) && s.endsWith("\n") && re.test(s.slice(0, -1));
   }
 
+  // The bound errors JSON Schema gives an infinity (or NaN: none) where ajv gave a type error.
+  function boundsOfInfinity(e) {
+    var x = e.data, p = e.parentSchema || {}, out = [];
+    var broken = {
+      minimum: function (m) { return x < m; }, maximum: function (m) { return x > m; },
+      exclusiveMinimum: function (m) { return x <= m; }, exclusiveMaximum: function (m) { return x >= m; }
+    };
+    Object.keys(broken).forEach(function (k) {
+      if (typeof p[k] === "number" && broken[k](p[k])) {
+        out.push({ keyword: k, schema: p[k], data: x, instancePath: e.instancePath,
+          schemaPath: e.schemaPath.replace(/\/type$/, "/" + k), params: { limit: p[k] } });
+      }
+    });
+    return out;
+  }
+
+  // ---- Long simple arrays checked in one loop before ajv (scorer/schema_check.py) ----
+  // ajv with allErrors builds one object per failing element: 2.5 million wrong-typed
+  // probabilities would take gigabytes. Each long array of simple items is checked here;
+  // ajv sees its first elements and its first failing ones, and the count is the loop's.
+  var REDUCE_FROM = 16;
+  var SIMPLE_ITEM = ["type", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
+    "pattern", "minLength", "maxLength", "enum", "description"];
+  var SIMPLE_ARRAY = ["type", "items", "minItems", "description"];
+  var SAFE_PATTERN = /^[\^$()|\[\]\-{},+*?.A-Za-z0-9_ ]*$/;
+
+  function resolve(sub) {
+    while (sub && typeof sub === "object" && typeof sub.$ref === "string" && sub.$ref.indexOf("#/") === 0) {
+      sub = sub.$ref.slice(2).split("/").reduce(function (n, part) { return n[part]; }, facts.schema);
+    }
+    return sub;
+  }
+
+  function only(obj, allowed) {
+    return Object.keys(obj).every(function (k) { return allowed.indexOf(k) >= 0; });
+  }
+
+  function reducible(sub) {
+    if (!only(sub, SIMPLE_ARRAY) || sub.type !== "array") return null;
+    var items = resolve(sub.items || {});
+    if (!items || typeof items !== "object" || Array.isArray(items) || !only(items, SIMPLE_ITEM)) return null;
+    if ("enum" in items) {
+      if ((items.type || "string") !== "string" || !items.enum.every(function (v) { return typeof v === "string"; })) return null;
+      items = Object.assign({}, items, { type: "string" });
+    }
+    if (["number", "integer", "string"].indexOf(items.type) < 0) return null;
+    if (items.pattern !== undefined && !SAFE_PATTERN.test(items.pattern)) return null;
+    return items;
+  }
+
+  // {bad: failing indices, count: errors (one per failing keyword of the schema as written)},
+  // or null when the loop cannot decide as jsonschema would (large integers, lone surrogates).
+  function failing(values, items, original, doc, pointer) {
+    var checks = {}, n = values.length, i, v;
+    function check(keyword, fails) { if (keyword in items) checks[keyword] = fails; }
+    if (items.type === "number" || items.type === "integer") {
+      for (i = 0; i < n; i++) {
+        v = values[i];
+        if (typeof v === "number" && doc.ints.has(pointerChild(pointer, i)) && Math.abs(v) >= 9007199254740992) return null;
+      }
+      var isInt = items.type === "integer";
+      checks.type = function (x) { return typeof x !== "number" || (isInt && (!isFinite(x) || Math.floor(x) !== x)); };
+      check("minimum", function (x) { return typeof x === "number" && x < items.minimum; });
+      check("maximum", function (x) { return typeof x === "number" && x > items.maximum; });
+      check("exclusiveMinimum", function (x) { return typeof x === "number" && x <= items.exclusiveMinimum; });
+      check("exclusiveMaximum", function (x) { return typeof x === "number" && x >= items.exclusiveMaximum; });
+    } else {
+      for (i = 0; i < n; i++) if (typeof values[i] === "string" && loneSurrogate(values[i]) >= 0) return null;
+      checks.type = function (x) { return typeof x !== "string"; };
+      check("minLength", function (x) { return typeof x === "string" && codePoints(x).length < items.minLength; });
+      check("maxLength", function (x) { return typeof x === "string" && codePoints(x).length > items.maxLength; });
+      check("enum", function (x) { return typeof x !== "string" || items.enum.indexOf(x) < 0; });
+      check("pattern", function (x) { return typeof x === "string" && !pythonSearch(items.pattern, x); });
+    }
+    var keywords = Object.keys(checks).filter(function (k) { return k in original; });
+    var all = Object.keys(checks), bad = [], count = 0;
+    for (i = 0; i < n; i++) {
+      v = values[i];
+      var failed = false;
+      for (var k = 0; k < all.length; k++) {
+        if (checks[all[k]](v)) {
+          failed = true;
+          if (keywords.indexOf(all[k]) >= 0) count++;
+        }
+      }
+      if (failed) bad.push(i);
+    }
+    return { bad: bad, count: count };
+  }
+
+  // The document with long simple arrays shortened, and per shortened array's pointer the
+  // original index of each element kept and the errors of the whole array.
+  function reduceDocument(doc, keepFailures) {
+    var maps = new Map();
+    function walk(node, sub, pointer) {
+      sub = resolve(sub);
+      if (!sub || typeof sub !== "object") return node;
+      if (node !== null && typeof node === "object" && !Array.isArray(node) &&
+          ("properties" in sub || "additionalProperties" in sub)) {
+        var props = sub.properties || {}, extra = sub.additionalProperties, out = {};
+        Object.keys(node).forEach(function (key) {
+          var child = Object.prototype.hasOwnProperty.call(props, key) ? props[key]
+            : extra !== null && typeof extra === "object" ? extra : null;
+          out[key] = child !== null ? walk(node[key], child, pointerChild(pointer, key)) : node[key];
+        });
+        return out;
+      }
+      if (Array.isArray(node)) {
+        var items = reducible(sub);
+        if (items !== null && node.length >= Math.max(REDUCE_FROM, sub.minItems || 0)) {
+          var found = failing(node, items, resolve(sub.items || {}), doc, pointer);
+          if (found !== null) {
+            var keep = [], first = Math.max(1, sub.minItems || 1), j;
+            for (j = 0; j < Math.min(first, node.length); j++) keep.push(j);
+            found.bad.slice(0, keepFailures).forEach(function (b) { if (b >= first) keep.push(b); });
+            keep.sort(function (a, b) { return a - b; });
+            maps.set(pointer, { kept: keep, errors: found.count });
+            return keep.map(function (k) { return node[k]; });
+          }
+        }
+      }
+      return node;
+    }
+    return { value: walk(doc.value, facts.schema, ""), maps: maps };
+  }
+
+  // An ajv error on the shortened document, its path mapped back to the original one.
+  function originalParts(reduced, maps, instancePath) {
+    var node = reduced, out = [], pointer = "";
+    if (!instancePath) return out;
+    instancePath.slice(1).split("/").forEach(function (raw) {
+      var key = raw.replace(/~1/g, "/").replace(/~0/g, "~");
+      if (Array.isArray(node)) {
+        var at = parseInt(key, 10), shortened = maps.get(pointer);
+        node = node[at];
+        key = shortened ? shortened.kept[at] : at;
+      } else {
+        node = node == null ? undefined : node[key];
+      }
+      out.push(key);
+      pointer = pointerChild(pointer, key);
+    });
+    return out;
+  }
+
   function schemaErrors(doc) {
-    if (validate(doc.value)) return { lines: [], count: 0 };
+    var reduced = reduceDocument(doc, Math.max(L.max_errors, 1));
+    if (validate(reduced.value)) return { lines: [], count: 0 };
     var found = [], extras = new Map();
-    (validate.errors || []).forEach(function (e) {
+    (validate.errors || []).forEach(function (raw) {
+      var parts = originalParts(reduced.value, reduced.maps, raw.instancePath);
+      var e = Object.assign({}, raw, { instancePath: pointerOf(parts) });
       if (/\/(anyOf|oneOf)\/[0-9]+\//.test(e.schemaPath) || e.keyword === "if") return;
       if (e.keyword === "pattern" && pythonSearch(e.schema, e.data)) return;
       // ajv's "number" excludes infinities, JSON Schema's does not (1e999 is a number: the
-      // second layer finds it not finite, as the scorer does)
+      // second layer finds it not finite, as the scorer does), and ajv then skips the
+      // number's bounds, which JSON Schema applies to an infinity as to any number
       if (e.keyword === "type" && typeof e.data === "number" && !isFinite(e.data) &&
-          String(e.params.type).split(",").indexOf("number") >= 0) return;
-      var parts = segments(doc, e.instancePath);
+          String(e.params.type).split(",").indexOf("number") >= 0) {
+        boundsOfInfinity(e).forEach(function (b) { found.push({ parts: parts, e: b }); });
+        return;
+      }
       if (e.keyword === "additionalProperties") {  // one error per object, its keys listed
         var key = e.instancePath + " " + e.schemaPath;
         if (extras.has(key)) { extras.get(key).names.push(e.params.additionalProperty); return; }
@@ -385,7 +525,14 @@ var icgChecker = function (facts, validate) {
     rows.sort(function (a, b) {
       return compareLists(a.at, b.at) || (a.rank - b.rank) || (a.order - b.order);
     });
-    return { lines: listed(rows.map(function (r) { return r.line; }), rows.length), count: rows.length };
+    var count = rows.length;
+    reduced.maps.forEach(function (shortened, pointer) {  // errors of elements left out
+      var inside = found.filter(function (item) {
+        return pointerOf(item.parts).indexOf(pointer + "/") === 0;
+      }).length;
+      count += shortened.errors - inside;
+    });
+    return { lines: listed(rows.map(function (r) { return r.line; }), count), count: count };
   }
 
   // ---- The second layer: header and blocks against the public facts -----------------
