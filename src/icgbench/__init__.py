@@ -31,7 +31,8 @@ _EXPORTS = {
     "build_template": "api.template",
     "predicted_blocks": "api.adapter",
     "write_submission": "api.adapter",
-    "validate": "scorer.pipeline",
+    "validate": "api.verdict",
+    "Verdict": "api.verdict",
     "score": "scorer.pipeline",
     "SubmissionInvalid": "scorer.errors",
 }

@@ -48,7 +48,8 @@ def register(commands: argparse._SubParsersAction) -> None:
                        "submissions/, append its entry. Files for the release's calibration "
                        "cohort are added first (structure_recovery's K* is chosen there).")
     p.add_argument("submission", type=Path, nargs="+",
-                   help="submission files (.json or .json.gz)")
+                   help="submission files (.json or .json.gz), or folders of them (score "
+                   "reports, *.report.json, are left out); all are added or none")
     p.add_argument("--notes", default="", help="free-form notes recorded on the entry "
                    "(at most 2000 characters)")
     p.add_argument("--dir", type=Path, default=None, help=DIR_HELP)
@@ -164,23 +165,23 @@ def _dir(args: argparse.Namespace, attr: str = "dir") -> Path:
 
 def run_add(args: argparse.Namespace) -> int:
     from icgbench.leaderboard import board
-    from icgbench.scorer import SubmissionInvalid
+    from icgbench.scorer.files import submission_files
 
     folder = _dir(args)
-    added = 0
-    for path in board.calibration_first(args.submission):
-        try:
-            entry = board.add(path, folder, args.notes, tier=args.tier,
-                              lock_timeout=args.lock_timeout)
-        except SubmissionInvalid as exc:
-            print(f"INVALID {printable(str(path))} ({exc.stage}):")
-            for line in exc.errors:
+    try:
+        entries = board.add_all(submission_files(args.submission), folder, args.notes,
+                                tier=args.tier, lock_timeout=args.lock_timeout)
+    except board.FilesInvalid as exc:
+        for path, problem in exc.invalid:
+            print(f"INVALID {printable(str(path))} ({problem.stage}):")
+            for line in problem.errors:
                 print(f"  {line}")
-            return 1
-        added += 1
+        print(f"added nothing: {len(exc.invalid)} file(s) invalid (an add is all or nothing)")
+        return 1
+    for entry in entries:
         print(f"added {entry.label}: {entry.submission_path}")
-    print(f"wrote {added} entr{'y' if added == 1 else 'ies'} to {folder / 'leaderboard.json'} "
-          f"and {folder / 'leaderboard.csv'}")
+    print(f"wrote {len(entries)} entr{'y' if len(entries) == 1 else 'ies'} to "
+          f"{folder / 'leaderboard.json'} and {folder / 'leaderboard.csv'}")
     return 0
 
 

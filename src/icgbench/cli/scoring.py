@@ -15,7 +15,7 @@ from icgbench.cli._common import (
     release_files,
     variant_arg,
 )
-from icgbench.errors import UserError
+from icgbench.errors import UsageError, UserError
 from icgbench.io.untrusted import printable
 from icgbench.release.tiers import SEALED_NAME, TIERS
 from icgbench.scorer.messages import DEFAULT_MAX_ERRORS
@@ -33,7 +33,8 @@ def register(commands: argparse._SubParsersAction) -> None:
         "checks no schema can express (ids, lengths, data version, variant hash); each file "
         "is reported on its own. Exit 0 all valid, 1 any invalid, 2 usage error.")
     p.add_argument("files", type=Path, nargs="+", metavar="file",
-                   help="submission files (.json or .json.gz)")
+                   help="submission files (.json or .json.gz), or folders of them (a "
+                   "folder's *.report.json files are score reports and left out)")
     _common(p, file=False)
     p.set_defaults(func=run_validate)
 
@@ -41,9 +42,13 @@ def register(commands: argparse._SubParsersAction) -> None:
         "score", help="validate and grade a submission; write a score report",
         description="Validate and grade every task a submission attempts, against the "
         "hash-verified truth of the release. Exit 0 scored, 1 invalid, 2 usage error.")
-    _common(p)
+    p.add_argument("files", type=Path, nargs="+", metavar="file",
+                   help="submission file (.json or .json.gz); several files or a folder "
+                   "of them are each graded, each report written beside its file")
+    _common(p, file=False)
     p.add_argument("--out", type=Path, default=None,
-                   help="report file (default: <submission>.report.json beside it)")
+                   help="report file (default: <submission>.report.json beside it; one "
+                   "submission only)")
     p.add_argument("--structure-k", type=positive_int, default=None,
                    help="grade structure_recovery at this K (your K* from the calibration "
                    "cohort); default: the block's k, else this cohort's own best K")
@@ -99,36 +104,22 @@ def _print_invalid(verdict: dict[str, Any]) -> None:
         print(f"  {line}")
 
 
-def _invalid(args: argparse.Namespace, exc: SubmissionInvalid) -> int:
-    verdict = _invalid_verdict(args.file, exc)
-    if args.json:
-        print_json(verdict)
-    else:
-        _print_invalid(verdict)
-    return 1
-
-
 def _verdict(file: Path, args: argparse.Namespace, several: bool) -> tuple[int, dict[str, Any]]:
     """(exit code, verdict) of one file; with several files a usage error is per file too."""
-    from icgbench.scorer import SubmissionInvalid, validate
+    from icgbench.api.verdict import USAGE_STAGE, validate
 
-    try:
-        v = validate(file, tier=args.tier, root=args.release, max_bytes=args.max_bytes,
-                     max_errors=args.max_errors)
-    except SubmissionInvalid as exc:
-        return 1, _invalid_verdict(file, exc)
-    except UserError as exc:
-        if not several:
-            raise
-        return exc.exit_code, {"file": str(file), "valid": False, "stage": "usage",
-                               "count": 1, "errors": [str(exc)]}
-    return 0, {"file": str(file), "valid": True, "stage": None, "count": 0, "errors": [],
-               "variant": v.document["variant"], "seed": v.document["seed"],
-               "tier": v.document["tier"], "blocks": sorted(v.blocks)}
+    v = validate(file, tier=args.tier, release=args.release, max_bytes=args.max_bytes,
+                 max_errors=args.max_errors)
+    if v.stage == USAGE_STAGE and not several:
+        raise UserError(v.errors[0], v.exit_code)
+    return v.exit_code, v.to_dict()
 
 
 def run_validate(args: argparse.Namespace) -> int:
-    several = len(args.files) > 1
+    from icgbench.scorer.files import submission_files
+
+    several = len(args.files) > 1 or any(f.is_dir() for f in args.files)
+    args.files = submission_files(args.files)
     results = [_verdict(file, args, several) for file in args.files]
     if args.json:
         verdicts = [verdict for _, verdict in results]
@@ -159,23 +150,54 @@ def _default_report_path(file: Path) -> Path:
 
 
 def run_score(args: argparse.Namespace) -> int:
+    from icgbench.scorer.files import submission_files
+
+    several = len(args.files) > 1 or any(f.is_dir() for f in args.files)
+    files = submission_files(args.files)
+    if several and args.out is not None:
+        raise UsageError("--out names one report: with several submissions each report is "
+                         "written beside its file")
+    results = [_grade_file(file, args, None if several else args.out) for file in files]
+    if args.json:
+        documents = [document for _, document, _ in results]
+        print_json(documents if several else documents[0])
+    for file, (code, document, out) in zip(files, [] if args.json else results, strict=False):
+        if code != 0:
+            _print_invalid(document)
+        elif several:
+            print(f"SCORED {printable(str(file))}: {document['variant']} seed "
+                  f"{document['seed']}, overall={_fmt(document['summary']['overall'])}")
+        else:
+            _print_report(document, args)
+            print(f"wrote the score report to {out}")
+    if several and not args.json:
+        bad = sum(code != 0 for code, _, _ in results)
+        print(f"scored {len(results) - bad} of {len(results)} files; each report is beside "
+              "its submission (<name>.report.json)")
+    return max(code for code, _, _ in results)
+
+
+def _grade_file(file: Path, args: argparse.Namespace, out: Path | None
+                ) -> tuple[int, dict[str, Any], Path]:
+    """(exit code, the report or the invalid verdict, the report's path) of one file; the
+    report is written."""
     from icgbench.io.atomic import check_output, write_text
     from icgbench.scorer import SubmissionInvalid, score
 
-    out = check_output(args.out or _default_report_path(args.file), [args.file], "report")
+    out = check_output(out or _default_report_path(file), [file], "report")
     try:
-        report = score(args.file, tier=args.tier, root=args.release, max_bytes=args.max_bytes,
+        report = score(file, tier=args.tier, root=args.release, max_bytes=args.max_bytes,
                        structure_k=args.structure_k,
                        responsive_threshold=args.responsive_threshold,
                        max_errors=args.max_errors)
     except SubmissionInvalid as exc:
-        return _invalid(args, exc)
+        return 1, _invalid_verdict(file, exc), out
     write_text(out, report.to_json(),
-               [args.file, *release_files(report.document["tier"], args.release)])
-    if args.json:
-        print_json(report.document)
-        return 0
-    doc = report.document
+               [file, *release_files(report.document["tier"], args.release)])
+    return 0, report.document, out
+
+
+def _print_report(doc: dict[str, Any], args: argparse.Namespace) -> None:
     print(f"{doc['model']['name']} {doc['model']['version']} on {doc['variant']} seed "
           f"{doc['seed']} ({doc['tier']} tier, data {doc['data_version']})")
     if not doc["frozen"]:
@@ -194,8 +216,6 @@ def run_score(args: argparse.Namespace) -> int:
                                       "transfer_gap", "composite")))
     print("  normalized: " + ", ".join(f"{c}={_fmt(v)}" for c, v in s["normalized"].items())
           + f"; overall={_fmt(s['overall'])} (a category not attempted counts 0)")
-    print(f"wrote the score report to {out}")
-    return 0
 
 
 def _fmt(value: object) -> str:

@@ -161,6 +161,14 @@ def stored_bytes(file_bytes: bytes) -> bytes:
     return gzip.compress(json_bytes(file_bytes), mtime=0)
 
 
+class FilesInvalid(Exception):
+    """Some files of an add are not valid submissions: nothing was added."""
+
+    def __init__(self, invalid: list[tuple[Path, SubmissionInvalid]]) -> None:
+        super().__init__(f"{len(invalid)} invalid file(s)")
+        self.invalid = invalid
+
+
 def add(source: Path, folder: Path, notes: str = "", submitted_at: str | None = None,
         tier: str = PUBLIC_TIER, lock_timeout: float = DEFAULT_LOCK_TIMEOUT
         ) -> LeaderboardEntry:
@@ -168,34 +176,58 @@ def add(source: Path, folder: Path, notes: str = "", submitted_at: str | None = 
 
     ``tier`` is the tier of a board created by this call; an existing board keeps its own.
     """
+    try:
+        return add_all([source], folder, notes, submitted_at, tier, lock_timeout)[0]
+    except FilesInvalid as exc:
+        raise exc.invalid[0][1] from None
+
+
+def add_all(sources: list[Path], folder: Path, notes: str = "",
+            submitted_at: str | None = None, tier: str = PUBLIC_TIER,
+            lock_timeout: float = DEFAULT_LOCK_TIMEOUT) -> list[LeaderboardEntry]:
+    """Add every file of ``sources`` or none: each is validated, checked for admission and
+    graded (calibration-cohort files first, so the others are graded at their K*) before
+    anything is written; then the submissions are stored and the entries appended in one
+    write. Raises :class:`FilesInvalid` naming every invalid file."""
     if (problem := text_problem(notes, "--notes")) is not None:
         raise UsageError(problem)
-    stored = stored_bytes(read_file(Path(source)))
-    v = validate(stored, frozen_only=True)
-    if v.document["model"].get("oracle"):
-        raise UsageError("an oracle reads the truth: it is a reference line, not an entry")
+    staged: list[tuple[Path, bytes, Validated]] = []
+    invalid: list[tuple[Path, SubmissionInvalid]] = []
+    for source in calibration_first(list(sources)):
+        stored = stored_bytes(read_file(Path(source)))
+        try:
+            staged.append((Path(source), stored, validate(stored, frozen_only=True)))
+        except SubmissionInvalid as exc:
+            invalid.append((Path(source), exc))
+    if invalid:
+        raise FilesInvalid(invalid)
     folder = Path(folder)
     with locked(folder, lock_timeout):
         board = load_board(folder, new_tier=tier, trust_committed=True)
         require_current(folder, board)
-        try:
-            k_star = admission_check(v, board.entries, board.tier)
-        except InvalidInputError as exc:
-            raise InvalidInputError(f"{source} cannot join {folder}: {exc}") from None
-        csv_same = board.committed or check_csv(folder, board.entries) == "same"
+        entries = list(board.entries)
         when = submitted_at or now_utc()
-        problem = timestamp_problem(when, v.descriptor.document.get("created"),
-                                    dt.datetime.now(dt.UTC))
-        if problem is not None:
-            raise UsageError(f"submitted_at: {problem}")
-        report = grade(v, structure_k=k_star).document
-        entry = entry_from_report(report, notes, when)
-        target = inside(folder, entry.submission_path)
-        log.info("graded %s; storing it at %s", entry.label, target)
-        write_bytes(target, stored)  # an unreferenced file here is a killed add's: replaced
+        graded: list[tuple[LeaderboardEntry, bytes]] = []
+        for source, stored, v in staged:
+            try:
+                k_star = admission_check(v, entries, board.tier)
+            except InvalidInputError as exc:
+                raise InvalidInputError(f"{source} cannot join {folder}: {exc}") from None
+            problem = timestamp_problem(when, v.descriptor.document.get("created"),
+                                        dt.datetime.now(dt.UTC))
+            if problem is not None:
+                raise UsageError(f"submitted_at: {problem}")
+            entry = entry_from_report(grade(v, structure_k=k_star).document, notes, when)
+            entries.append(entry)
+            graded.append((entry, stored))
+        csv_same = board.committed or check_csv(folder, board.entries) == "same"
+        for entry, stored in graded:
+            target = inside(folder, entry.submission_path)
+            log.info("graded %s; storing it at %s", entry.label, target)
+            write_bytes(target, stored)  # an unreferenced file here is a killed add's: replaced
         failpoints.reached("board.submission_stored")
-        write_appended(folder, board, entry, csv_same)
-    return entry
+        write_appended(folder, board, [entry for entry, _ in graded], csv_same)
+    return [entry for entry, _ in graded]
 
 
 def calibration_first(files: list[Path]) -> list[Path]:

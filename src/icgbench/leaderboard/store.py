@@ -352,29 +352,31 @@ def write_board(folder: Path, tier: str, entries: list[LeaderboardEntry]) -> Non
 JSON_END = "\n ]\n}\n"
 
 
-def write_appended(folder: Path, board: Board, entry: LeaderboardEntry, csv_same: bool
+def write_appended(folder: Path, board: Board, added: list[LeaderboardEntry], csv_same: bool
                    ) -> None:
-    """Write ``board`` with ``entry`` appended. Hold the lock.
+    """Write ``board`` with the ``added`` entries appended, in one write of each file.
+    Hold the lock.
 
-    The files are written whole (atomically) but not rendered whole: the new row is spliced
-    before the document's end, and the CSV row appended, where the files allow it (the JSON
-    ends as ``json_text`` ends it; ``csv_same``: the CSV is the JSON's rendering, checked or
-    committed). Otherwise both are rendered from the entries, as :func:`write_board` does.
+    The files are written whole (atomically) but not rendered whole: the new rows are
+    spliced before the document's end, and the CSV rows appended, where the files allow it
+    (the JSON ends as ``json_text`` ends it; ``csv_same``: the CSV is the JSON's rendering,
+    checked or committed). Otherwise both are rendered from the entries, as
+    :func:`write_board` does.
     """
     folder = Path(folder)
     text = board.source.decode("utf-8") if board.source else ""
-    single = json_text(board.tier, [entry])
-    opening = single[:single.index("[\n") + 2]
+    rendered = json_text(board.tier, added)
+    opening = rendered[:rendered.index("[\n") + 2]
     csv_now = read_csv_bytes(folder)
     last = csv_rows(board.entries[-1:]).encode("utf-8")
     if not (board.entries and text.startswith(opening) and text.endswith(JSON_END)
             and csv_now is not None and csv_now.endswith(last) and csv_same):
-        write_board(folder, board.tier, [*board.entries, entry])
+        write_board(folder, board.tier, [*board.entries, *added])
         return
-    row = single[len(opening):-len(JSON_END)]
-    write_text(folder / JSON_NAME, text[:-len(JSON_END)] + ",\n" + row + JSON_END)
+    rows = rendered[len(opening):-len(JSON_END)]
+    write_text(folder / JSON_NAME, text[:-len(JSON_END)] + ",\n" + rows + JSON_END)
     failpoints.reached("board.json_written")
-    write_bytes(folder / CSV_NAME, csv_now + csv_rows([entry]).encode("utf-8"))
+    write_bytes(folder / CSV_NAME, csv_now + csv_rows(added).encode("utf-8"))
 
 
 def append_entry(entry: LeaderboardEntry, folder: Path,
@@ -395,4 +397,4 @@ def append_entry(entry: LeaderboardEntry, folder: Path,
         csv_same = check_csv(folder, board.entries) == "same"
         if any(e.key == entry.key for e in board.entries):
             raise InvalidInputError(f"the board already has {entry.label}")
-        write_appended(folder, board, entry, csv_same)
+        write_appended(folder, board, [entry], csv_same)
