@@ -22,3 +22,50 @@ def test_a_future_submission_time_names_the_clock_of_the_check():
     assert timestamp_problem("2026-12-30T00:00:00Z", now=now) == (
         "2026-12-30T00:00:00Z is in the future (the check ran at 2026-11-27T18:00:00Z)")
     assert timestamp_problem("2026-11-28T00:00:00Z", now=now) is None  # within a day's skew
+
+
+def _patterns(node: object, out: set[str]) -> set[str]:
+    if isinstance(node, dict):
+        if isinstance(node.get("pattern"), str):
+            out.add(node["pattern"])
+        for value in node.values():
+            _patterns(value, out)
+    elif isinstance(node, list):
+        for value in node:
+            _patterns(value, out)
+    return out
+
+
+def test_every_published_pattern_is_described_in_words():
+    """No message shows a raw regular expression: every pattern of every published schema
+    has its words (contract.json_schemas.pattern_words), which the page and R read too."""
+    import json
+    from pathlib import Path
+
+    from icgbench.contract.json_schemas import pattern_words
+
+    root = Path(__file__).resolve().parents[1] / "schemas"
+    found = set()
+    for path in root.glob("*.schema.json"):
+        _patterns(json.loads(path.read_text()), found)
+    assert len(found) >= 8
+    assert sorted(found - set(pattern_words())) == []
+    facts = json.loads((root / "checker" / "facts.json").read_text())
+    assert facts["pattern_words"] == pattern_words()
+
+
+def test_a_bad_name_is_refused_with_the_rule_in_words(tmp_path, capsys):
+    import json
+
+    from icgbench.cli import main
+    from leaderboard_helpers import submission_doc
+
+    doc = submission_doc("random", "linear_lowhet")
+    doc["model"]["name"] = "my model"
+    path = tmp_path / "named.json"
+    path.write_text(json.dumps(doc))
+    assert main(["validate", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert ('/model/name: "my model" is not a name of 1 to 64 ASCII letters, digits, '
+            "'.', '_' or '-', starting with a letter or digit") in out
+    assert "(?!" not in out and "[A-Za-z" not in out

@@ -42,6 +42,9 @@ LANGUAGE = f"^[A-Za-z0-9](?:[A-Za-z0-9 .+#_-]{{0,30}}[A-Za-z0-9+#])?{END}"
 URL = f"^https?://[!-~]{{1,490}}{END}"
 #: ``oracle`` in any case: reserved for the reference model that reads the truth.
 ORACLE_NAME = f"^[Oo][Rr][Aa][Cc][Ll][Ee]{END}"
+#: A UTC ISO-8601 timestamp in ASCII digits.
+TIMESTAMP = (r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}"
+             rf"(\.[0-9]{{1,6}})?Z{END}")
 #: Frozen release tiers: the only ones a leaderboard entry can name (the sealed track's
 #: board holds the sealed tier's entries).
 TIERS = [*FROZEN_TIERS, SEALED_NAME]
@@ -349,8 +352,7 @@ def leaderboard_entry_schema() -> dict[str, Any]:
             "tier": {"enum": TIERS, "description": "Release tier the entry was graded on; a "
                      "board holds one tier (the public board: full)."},
             "submitted_at": {"type": "string",
-                             "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}"
-                             rf"(\.[0-9]{{1,6}})?Z{END}",
+                             "pattern": TIMESTAMP,
                              "description": "UTC ISO-8601 timestamp in ASCII digits; a real "
                              "time, not before the release the entry was graded on and not "
                              "after it was checked."},
@@ -398,3 +400,33 @@ def write_all(top_level: Path) -> list[Path]:
         write_text(path, dumps(doc))
         written.append(path)
     return written
+
+
+def pattern_words() -> dict[str, str]:
+    """Each published pattern in words: what a message says instead of the regular
+    expression (the scorer, the page and R read this table; a test checks that every
+    pattern of every published schema is in it)."""
+    hash12, sha256 = "a hash of 12 lowercase hexadecimal digits", (
+        "a hash written sha256: and 64 lowercase hexadecimal digits")
+    return {
+        MODEL_NAME: ("a name of 1 to 64 ASCII letters, digits, '.', '_' or '-', starting "
+                     "with a letter or digit"),
+        MODEL_VERSION: ("a version of 1 to 64 ASCII letters, digits, '.', '+', '_' or '-', "
+                        "starting with a letter or digit"),
+        LANGUAGE: ("a language name of 1 to 32 ASCII letters, digits, spaces, '.', '+', "
+                   "'#', '_' or '-', starting with a letter or digit and ending with a letter, "
+                   "digit, '+' or '#'"),
+        URL: ("an http:// or https:// address of printable ASCII without spaces (at most "
+              "498 characters)"),
+        RELEASE_VERSION: ("a release version such as 6.0.0 (three whole numbers without "
+                          "leading zeros; a sealed release adds +sealed.N)"),
+        HASH12: hash12,
+        _whole(HASH12): hash12,
+        SHA256: sha256,
+        _whole(SHA256): sha256,
+        TIMESTAMP: "a UTC time such as 2026-01-31T12:00:00Z",
+        submission_path_pattern(): (
+            "the path submissions/<model>/<version>/<variant>__seed<k>.json.gz"),
+        ID_PATTERN: "a subject id: TR, TE or TG, then 6 to 9 digits",
+        ORACLE_NAME: "the name oracle, in any case",
+    }

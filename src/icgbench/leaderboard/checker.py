@@ -21,6 +21,7 @@ import re
 from typing import Any
 
 from icgbench import contract
+from icgbench.contract.json_schemas import pattern_words
 from icgbench.errors import InvalidInputError, UsageError
 from icgbench.generator.variants import get_variant, variant_names
 from icgbench.release.tiers import SEALED, TIERS, UNFROZEN_NAME, get_tier
@@ -89,6 +90,7 @@ def static_facts() -> dict[str, Any]:
         "limits": {"max_bytes": DEFAULT_MAX_BYTES, "max_string": MAX_STRING_CHARS,
                    "max_errors": DEFAULT_MAX_ERRORS, "shown_value": SHOWN_VALUE, "show": SHOW},
         "keyword_order": list(KEYWORD_ORDER),
+        "pattern_words": pattern_words(),
         "schema": contract.json_schema("submission"),
         "task_blocks": task_blocks(),
         "tasks": [[name, list(task.blocks)] for name, task in TASKS.items()],

@@ -27,7 +27,7 @@ def is_submission_name(path: Path) -> bool:
 
 
 def submission_files(paths: Iterable[Path]) -> list[Path]:
-    """Each path, a folder replaced by its submission files; duplicates dropped."""
+    """Each path, in order, a folder replaced by its submission files."""
     out: list[Path] = []
     for path in map(Path, paths):
         if path.is_dir() and not path.is_symlink():
@@ -42,4 +42,4 @@ def submission_files(paths: Iterable[Path]) -> list[Path]:
                              "writes one beside each submission), not a submission")
         else:
             out.append(path)
-    return list(dict.fromkeys(out))
+    return out

@@ -35,7 +35,7 @@ MESSAGES: dict[str, str] = {
     "minProperties": "{count} key(s); at least {limit} needed",
     "minLength": "a string of {count} character(s); at least {limit} needed",
     "maxLength": "a string of {count} characters; at most {limit} allowed",
-    "pattern": "{value} does not match {pattern}",
+    "pattern": "{value} is not {rule}",
     "keyword": "{value} fails the schema's {keyword} rule",
     # hints: what the two usual serialisation mistakes and an empty document are named as
     "columnar": ("an array of {count} row objects, but blocks are columnar: one object whose "

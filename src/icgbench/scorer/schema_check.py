@@ -12,6 +12,7 @@ positions. A hypothesis test compares the two on thousands of generated document
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -290,8 +291,20 @@ def _text(error: ValidationError) -> str:
     if keyword in ("minItems", "minProperties", "minLength", "maxLength"):
         return message(keyword, count=len(value), limit=limit)
     if keyword == "pattern":
-        return message("pattern", value=shown(value), pattern=json_string(limit))
+        return message("pattern", value=shown(value), rule=pattern_words(limit))
     return message("keyword", value=shown(value), keyword=keyword)
+
+
+def pattern_words(pattern: str) -> str:
+    """A schema pattern in words (contract.json_schemas.pattern_words), else the pattern quoted."""
+    return _pattern_words().get(pattern, f"text matching the pattern {json_string(pattern)}")
+
+
+@functools.cache
+def _pattern_words() -> dict[str, str]:
+    from icgbench.contract.json_schemas import pattern_words
+
+    return pattern_words()
 
 
 def _rank(keyword: str) -> int:

@@ -325,9 +325,15 @@ var icgChecker = function (facts, validate) {
       case "minProperties": return format("minProperties", { count: Object.keys(value).length, limit: e.schema });
       case "minLength": case "maxLength":
         return format(e.keyword, { count: codePoints(value).length, limit: e.schema });
-      case "pattern": return format("pattern", { value: shown(value, doc, at), pattern: jsonString(e.schema) });
+      case "pattern": return format("pattern", { value: shown(value, doc, at), rule: patternWords(e.schema) });
     }
     return format("keyword", { value: shown(value, doc, at), keyword: e.keyword });
+  }
+
+  function patternWords(pattern) {  // scorer/schema_check.pattern_words
+    var words = facts.pattern_words || {};
+    return Object.prototype.hasOwnProperty.call(words, pattern) ? words[pattern]
+      : "text matching the pattern " + jsonString(pattern);
   }
 
   function pythonSearch(pattern, s) {
