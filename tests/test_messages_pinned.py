@@ -69,3 +69,20 @@ def test_a_bad_name_is_refused_with_the_rule_in_words(tmp_path, capsys):
     assert ('/model/name: "my model" is not a name of 1 to 64 ASCII letters, digits, '
             "'.', '_' or '-', starting with a letter or digit") in out
     assert "(?!" not in out and "[A-Za-z" not in out
+
+
+def test_the_score_summary_says_why_a_category_is_at_zero(tmp_path, capsys):
+    """The template (constant predictions) is at the floor everywhere: each category's line
+    names the part, its floor and the model-free answer that set it."""
+    from icgbench.cli import main
+
+    sub = tmp_path / "template.json"
+    assert main(["submission", "template", "--variant", "linear_lowhet", "--out",
+                 str(sub)]) == 0
+    assert main(["score", str(sub)]) == 0
+    out = capsys.readouterr().out
+    why = [line.strip() for line in out.splitlines() if line.startswith("    ")]
+    assert [line.split(":")[0] for line in why] == [
+        "risk", "latent", "intervention", "transfer", "structure"]
+    assert all("is no better than its floor" in line for line in why)
+    assert "(dose_assays)" in why[0] or "(dose" in why[0]

@@ -27,6 +27,10 @@ ROWS = (
 )
 
 
+def _cell(value: object) -> str:
+    return f"{value:>12.3f}" if isinstance(value, float) else f"{'n/a':>12}"
+
+
 def register(commands: argparse._SubParsersAction) -> None:
     p = commands.add_parser("demo", help="fit, submit, validate and score a reference model "
                             "beside the random baseline on the embedded data")
@@ -60,9 +64,19 @@ def run(args: argparse.Namespace) -> int:
         for m in MODELS:
             value = results[m].report.document["tasks"].get(task, {}).get("metrics", {}).get(
                 metric)
-            cells.append(f"{value:>12.3f}" if isinstance(value, float) else f"{'n/a':>12}")
+            cells.append(_cell(value))
         print(f"{label:<{width}}  " + "  ".join(cells))
-    print()
+    print("\nWhat the board ranks: each category normalized, 0 = the best model-free answer "
+          "(constants, rules, decoders built from the docs), 1 = the ceiling:")
+    for category in results[MODELS[0]].report.document["summary"]["normalized"]:
+        cells = [_cell(results[m].report.document["summary"]["normalized"].get(category))
+                 for m in MODELS]
+        print(f"{category:<{width}}  " + "  ".join(cells))
+    print(f"{'overall':<{width}}  " + "  ".join(
+        _cell(results[m].report.document["summary"]["overall"]) for m in MODELS))
+    print("(A raw conformity share can favour a model that changes nothing, the random "
+          "baseline included: the board lists such metrics and ranks by the normalized "
+          "scores.)\n")
     for m, r in results.items():
         print(f"{m}: submission {r.submission_path}, report {r.report_path} "
               f"({r.seconds['total']:.1f} s)")

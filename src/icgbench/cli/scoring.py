@@ -216,6 +216,36 @@ def _print_report(doc: dict[str, Any], args: argparse.Namespace) -> None:
                                       "transfer_gap", "composite")))
     print("  normalized: " + ", ".join(f"{c}={_fmt(v)}" for c, v in s["normalized"].items())
           + f"; overall={_fmt(s['overall'])} (a category not attempted counts 0)")
+    for line in why_lines(doc):
+        print(f"    {line}")
+    if doc.get("withheld"):
+        print(f"  withheld: {doc['withheld']['note']}")
+
+
+def why_lines(doc: dict[str, Any]) -> list[str]:
+    """Why each normalized category is 0 or leaves a part out, from a score report: the
+    part no better than its floor (and the model-free answer that set it), the part whose
+    floor already reaches its ceiling, the category not attempted."""
+    out = []
+    graded = {section["normalized"]["category"]: section["normalized"]
+              for section in doc["tasks"].values() if section.get("normalized")}
+    for category, value in doc["summary"]["normalized"].items():
+        if category not in graded:
+            if value is not None and value == 0:
+                out.append(f"{category}: not attempted, counts 0")
+            continue
+        reasons = []
+        for metric, part in graded[category]["parts"].items():
+            floor, answer = _fmt(part["floor"]), part.get("floor_answer") or "chance"
+            if part["normalized"] is None:
+                reasons.append(f"{metric} left out: its floor {floor} ({answer}) already "
+                               f"reaches the ceiling {_fmt(part['ceiling'])}")
+            elif part["normalized"] == 0:
+                reasons.append(f"{metric} {_fmt(part['score'])} is no better than its floor "
+                               f"{floor} ({answer})")
+        if reasons and (value == 0 or any("left out" in r for r in reasons)):
+            out.append(f"{category}: " + "; ".join(reasons))
+    return out
 
 
 def _fmt(value: object) -> str:
