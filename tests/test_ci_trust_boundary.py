@@ -16,6 +16,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +25,10 @@ import pytest
 import yaml
 
 from git_helpers import commit, git
+from test_pinned_behaviours import (
+    admit_sealed_fails_when_admission_fails,
+    approval_counts_no_triage_collaborator,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -559,9 +564,13 @@ class Ci:
                 for line in lines]
 
 
+#: The scripts a trusted checkout holds (each mutant replaces one of them).
+SCRIPTS = ("pr-scope", "verify-board", "admit-sealed", "approval")
+
+
 def make_ci(folder: Path, prs: Repo, scripts: dict[str, str] | None = None) -> Ci:
     folder.mkdir(parents=True)
-    _write(folder, {f"tools/ci/{n}": (CI / n).read_text() for n in ("pr-scope", "verify-board")}
+    _write(folder, {f"tools/ci/{n}": (CI / n).read_text() for n in SCRIPTS}
            | {f"tools/ci/{n}": t for n, t in (scripts or {}).items()}
            | {".venv/bin/icgbench": STUB.format(who="trusted")})
     return Ci(folder.resolve(), prs)
@@ -776,6 +785,21 @@ def verify_fails_when_a_check_fails(ci: Ci) -> None:
     assert queue.rc == 1 and len(queue.log) == 5
 
 
+# tools/ci/admit-sealed and tools/ci/approval: checks of test_pinned_behaviours.py, run on the
+# trusted checkout's copy of the script (so on each planted bug too)
+
+@scenario
+def admit_sealed_fails_when_admit_fails(ci: Ci) -> None:
+    admit_sealed_fails_when_admission_fails(ci.trusted / "tools/ci/admit-sealed",
+                                            Path(tempfile.mkdtemp(dir=ci.trusted)))
+
+
+@scenario
+def approval_counts_no_triage(ci: Ci) -> None:
+    approval_counts_no_triage_collaborator(ci.trusted / "tools/ci/approval",
+                                           Path(tempfile.mkdtemp(dir=ci.trusted)))
+
+
 @pytest.fixture(scope="module")
 def real_ci(prs, tmp_path_factory) -> Ci:
     return make_ci(tmp_path_factory.mktemp("ci") / "trusted", prs)
@@ -870,6 +894,11 @@ MUTANTS: list[tuple[str, str, str, str]] = [
      "if false; then", "a missing tier is not built"),
     ("verify-board", '--tier full ${base:+--base "$base"}\n',
      '--tier full ${base:+--base "$base"} || true\n', "a failing board passes"),
+    ("admit-sealed", 'leaderboard admit --dir "$board" || status=$?',
+     'leaderboard admit --dir "$board" || true', "a failing admission exits 0"),
+    ("approval", 'MAINTAINERS = {"admin", "maintain", "write"}',
+     'MAINTAINERS = {"admin", "maintain", "write", "triage"}',
+     "a triage collaborator approves as a maintainer"),
 ]
 
 
@@ -880,7 +909,8 @@ def test_every_planted_bug_is_caught(prs, tmp_path):
         text = (CI / script).read_text()
         assert text.count(old) == 1, f"mutant {why!r}: {old!r} no longer occurs once"
         ci = make_ci(tmp_path / f"m{n}", prs, {script: text.replace(old, new)})
-        first = "scope_" if script == "pr-scope" else "verify_"
+        first = {"pr-scope": "scope_", "verify-board": "verify_",
+                 "admit-sealed": "admit_sealed_", "approval": "approval_"}[script]
         killed = False
         for _, run in sorted(SCENARIOS.items(), key=lambda kv: not kv[0].startswith(first)):
             try:
