@@ -133,3 +133,45 @@ def test_the_published_checker_facts_are_current():
 
     assert ROOT.joinpath(*FACTS_FILE).read_text() == facts_json(static_facts()) + "\n", (
         "schemas/checker/facts.json is stale: run `make schemas`")
+
+
+def test_several_files_get_one_verdict_each_and_a_summary(page, tmp_path):
+    files = write_corpus(tmp_path / "corpus")
+    chosen = [p for p in files if p.name in ("valid.json", "valid.json.gz", "parse_empty.json")]
+    page.evaluate("document.getElementById('check-result').removeAttribute('data-verdicts')")
+    page.set_input_files("#check-file", [str(p) for p in chosen])
+    page.wait_for_selector("#check-result[data-verdicts]", timeout=30_000)
+    verdicts = json.loads(page.get_attribute("#check-result", "data-verdicts"))
+    assert [v["valid"] for v in verdicts] == [p.name != "parse_empty.json" for p in chosen]
+    assert page.inner_text("#check-result p.summary") == "2 of 3 files valid"
+
+
+def test_a_valid_file_of_another_tier_is_said_to_be_refused_by_the_board(page, tmp_path):
+    assert page.get_attribute("#check-result", "data-board-tier") == "small"
+    assert page.locator("text=This board takes small-tier submissions").count() == 1
+    files = {p.name: p for p in write_corpus(tmp_path / "corpus")}
+    page.evaluate("document.getElementById('check-result').setAttribute('data-board-tier', "
+                  "'full')")
+    _drop(page, files["valid_pretty.json"])
+    assert page.inner_text("#check-result p.tier-note").startswith(
+        "This board takes full-tier submissions: it would refuse this small-tier file")
+    page.evaluate("document.getElementById('check-result').setAttribute('data-board-tier', "
+                  "'small')")
+    _drop(page, files["valid_unicode_model.json"])
+    assert page.locator("#check-result p.tier-note").count() == 0
+
+
+def test_a_table_wider_than_the_page_says_which_columns_are_out_of_view(page, site):
+    tab = page.context.browser.new_page(viewport={"width": 700, "height": 900})
+    try:
+        tab.goto((site / "index.html").as_uri())
+        tab.wait_for_selector("body[data-sortable=ready]", timeout=20_000)
+        hidden = tab.eval_on_selector_all(
+            ".wide", "boxes => boxes.map(b => [b.scrollWidth > b.clientWidth, "
+            "Number(b.getAttribute('data-hidden-columns'))])")
+        assert hidden and any(over for over, _ in hidden)
+        assert all((count > 0) == over for over, count in hidden)
+        assert tab.inner_text(".scroll-hint.shown >> nth=0").startswith(
+            "Scroll the table sideways for ")
+    finally:
+        tab.close()

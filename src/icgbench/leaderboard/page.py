@@ -384,7 +384,8 @@ def _templates() -> jinja2.Environment:
 
 def build_page(folder: Path, figures: Path | None, with_oracle: bool = True) -> Page:
     """The site's HTML for the board in ``folder``: the index and a page per variant."""
-    entries = load_board(board_folder(folder), new_tier=None).entries
+    board = load_board(board_folder(folder), new_tier=None)
+    entries = board.entries
     oracle = oracle_entries(entries) if with_oracle else []
     sealed = sealed_entries(folder)
     private = private_half_entries(Path(folder) / SEALED_BOARD, sealed) if sealed else []
@@ -405,13 +406,15 @@ def build_page(folder: Path, figures: Path | None, with_oracle: bool = True) -> 
         models=sorted({e.model_name for e in entries}))
     variant_page = templates.get_template("variant.html.j2")
     pages = {v["page"]: variant_page.render(**common, variants=[v]) for v in variants}
-    pages[CHECK_PAGE] = check_page(templates, css, common["data_versions"])
+    pages[CHECK_PAGE] = check_page(templates, css, common["data_versions"], board.tier)
     return Page(html, len(entries), len(oracle), pages)
 
 
-def check_page(templates: jinja2.Environment, css: str, data_versions: list[str]) -> str:
+def check_page(templates: jinja2.Environment, css: str, data_versions: list[str],
+               board_tier: str) -> str:
     """The "check a submission" page: the schema's compiled validator, the checker and the
-    public facts it reads (leaderboard.checker), all inline, under the same CSP."""
+    public facts it reads (leaderboard.checker), all inline, under the same CSP; a valid
+    file of another tier than the board's is said to be one the board refuses."""
     from icgbench.leaderboard.checker import checker_facts, facts_json
 
     schema_js, core_js, check_js = (_asset(name) for name in (
@@ -420,7 +423,8 @@ def check_page(templates: jinja2.Environment, css: str, data_versions: list[str]
         css=Markup(css), schema_js=Markup(schema_js), core_js=Markup(core_js),
         check_js=Markup(check_js), csp=Markup(content_security_policy(
             css, schema_js, core_js, check_js)),
-        facts=Markup(facts_json(checker_facts())), data_versions=data_versions)
+        facts=Markup(facts_json(checker_facts())), data_versions=data_versions,
+        board_tier=board_tier)
 
 
 def render(folder: Path, out: Path, figures: Path | None, with_oracle: bool = True) -> Page:

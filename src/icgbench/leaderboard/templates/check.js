@@ -72,10 +72,10 @@
   }
 
   // ---- The page ---------------------------------------------------------------------
-  function show(verdict) {
-    var box = document.getElementById("check-result");
-    box.textContent = "";
-    var head = document.createElement("p");
+  // One file's verdict as a section of the result box; a valid file of another tier
+  // than the board's is said to be one the board refuses.
+  function section(verdict, boardTier) {
+    var part = document.createElement("div"), head = document.createElement("p");
     if (verdict.valid) {
       head.textContent = "VALID " + verdict.file + ": " + verdict.variant + " seed " + verdict.seed +
         " (" + verdict.tier + " tier), blocks: " + verdict.blocks.join(", ");
@@ -84,32 +84,57 @@
         " problem" + (verdict.count === 1 ? "" : "s");
     }
     head.className = verdict.valid ? "valid" : "invalid";
-    box.appendChild(head);
+    part.appendChild(head);
+    if (verdict.valid && boardTier && verdict.tier !== boardTier) {
+      var note = document.createElement("p");
+      note.className = "tier-note";
+      note.textContent = "This board takes " + boardTier + "-tier submissions: it would refuse this " +
+        verdict.tier + "-tier file (check it against the " + verdict.tier + " release with icgbench validate).";
+      part.appendChild(note);
+    }
     var list = document.createElement("ul");
     verdict.errors.forEach(function (line) {
       var item = document.createElement("li");
       item.textContent = line;
       list.appendChild(item);
     });
-    box.appendChild(list);
-    box.setAttribute("data-verdict", JSON.stringify(verdict));
+    part.appendChild(list);
+    return part;
   }
 
-  async function take(file) {
-    var box = document.getElementById("check-result");
+  function show(verdicts) {
+    var box = document.getElementById("check-result"), tier = box.getAttribute("data-board-tier");
+    box.textContent = "";
+    verdicts.forEach(function (v) { box.appendChild(section(v, tier)); });
+    if (verdicts.length > 1) {
+      var summary = document.createElement("p"), good = verdicts.filter(function (v) { return v.valid; });
+      summary.className = "summary";
+      summary.textContent = good.length + " of " + verdicts.length + " files valid";
+      box.appendChild(summary);
+    }
+    box.setAttribute("data-verdicts", JSON.stringify(verdicts));
+    box.setAttribute("data-verdict", JSON.stringify(verdicts[0]));
+  }
+
+  async function take(files) {
+    var box = document.getElementById("check-result"), verdicts = [];
     box.removeAttribute("data-verdict");
-    box.textContent = "checking " + file.name + " ...";
-    show(await check(file.name, new Uint8Array(await file.arrayBuffer())));
+    box.removeAttribute("data-verdicts");
+    for (var k = 0; k < files.length; k++) {
+      box.textContent = "checking " + files[k].name + " (" + (k + 1) + " of " + files.length + ") ...";
+      verdicts.push(await check(files[k].name, new Uint8Array(await files[k].arrayBuffer())));
+    }
+    show(verdicts);
   }
 
   var input = document.getElementById("check-file"), zone = document.getElementById("check-zone");
-  input.addEventListener("change", function () { if (input.files.length) take(input.files[0]); });
+  input.addEventListener("change", function () { if (input.files.length) take(Array.from(input.files)); });
   zone.addEventListener("dragover", function (event) { event.preventDefault(); zone.classList.add("over"); });
   zone.addEventListener("dragleave", function () { zone.classList.remove("over"); });
   zone.addEventListener("drop", function (event) {
     event.preventDefault();
     zone.classList.remove("over");
-    if (event.dataTransfer.files.length) take(event.dataTransfer.files[0]);
+    if (event.dataTransfer.files.length) take(Array.from(event.dataTransfer.files));
   });
   window.icgCheckSubmission = check;
   document.body.setAttribute("data-checker", "ready");

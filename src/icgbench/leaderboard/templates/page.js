@@ -19,4 +19,25 @@ document.querySelectorAll("table.sortable th").forEach(function (th, index) {
     rows.forEach(function (r) { body.appendChild(r); });
   });
 });
+// A table wider than its box: say so above it, with the columns out of view named.
+function markWideTables() {
+  document.querySelectorAll(".wide").forEach(function (box) {
+    var hint = box.previousElementSibling;
+    if (!hint || !hint.classList.contains("scroll-hint")) {
+      hint = document.createElement("p");
+      hint.className = "scroll-hint";
+      box.parentNode.insertBefore(hint, box);
+    }
+    var right = box.getBoundingClientRect().right, hidden = [];
+    box.querySelectorAll("thead th").forEach(function (th) {
+      if (th.getBoundingClientRect().right > right + 1) hidden.push(th.textContent.trim());
+    });
+    hint.textContent = hidden.length ? "Scroll the table sideways for " + hidden.length +
+      " more column(s): " + hidden.join(", ") + "." : "";
+    hint.classList.toggle("shown", hidden.length > 0);
+    box.setAttribute("data-hidden-columns", String(hidden.length));
+  });
+}
+markWideTables();
+window.addEventListener("resize", markWideTables);
 document.body.setAttribute("data-sortable", "ready");
