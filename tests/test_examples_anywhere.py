@@ -177,3 +177,16 @@ def test_the_python_example_with_no_release_anywhere_says_where_it_looked(
         "script sits in): pass --root DIR or set ICGBENCH_RELEASE to the folder holding the "
         "release's datapackage.json")
     assert list(elsewhere.iterdir()) == []
+
+
+@pytest.mark.slow
+def test_the_python_example_fits_its_documented_default_models(tmp_path):
+    """With no --models: the four quick references (FAST_MODELS) on three cohorts, a board
+    of twelve entries, and no progress bar when the output is not a terminal."""
+    run = _python_example("out", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr[-3000:]
+    board = json.loads((tmp_path / "out" / "leaderboard" / "leaderboard.json").read_text())
+    models = sorted({e["model_name"] for e in board["entries"]})
+    assert models == sorted(["random", "logistic_direct", "panel_regression", "mbcnet_v0_1"])
+    assert len(board["entries"]) == 12
+    assert "fitting" not in run.stderr  # progress is drawn on a terminal only
