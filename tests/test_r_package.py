@@ -14,6 +14,7 @@ import gzip
 import json
 import math
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -534,3 +535,71 @@ def test_r_regrades_every_entry_of_the_committed_board(rscript, library, tmp_pat
           f"difference {largest:.3g}")
     assert differ == []
     assert len(entries) >= 200 and compared > 5000
+
+
+# --- docs/r.md runs as written ------------------------------------------------------------
+
+#: A doc output line standing for lines left out (``#>   ... (four more ...)``).
+ELISION = re.compile(r"^\s*\.\.\. \((?!\d).*\)$")
+
+
+def _doc_blocks(text: str) -> list[str]:
+    return re.findall(r"^```r\n(.*?)^```", text, re.S | re.M)
+
+
+def _runnable(blocks: list[str]) -> tuple[str, list[list[str]]]:
+    """The doc's R code with a marker printed before each statement whose output the doc
+    shows (its ``#>`` lines), and those lines."""
+    script, shown = ["options(width = 200)"], []
+    for block in blocks:
+        lines = block.splitlines()
+        for i, line in enumerate(lines):
+            if line.startswith("#>"):
+                continue
+            following = []
+            for later in lines[i + 1:]:
+                if not later.startswith("#>"):
+                    break
+                following.append(later[3:] if later.startswith("#> ") else later[2:])
+            if following:
+                script.append(f'cat("@@@{len(shown)}\\n")')
+                shown.append(following)
+                script.append(f"local({{.v <- withVisible({line.split('  #')[0]}); "
+                              "if (.v$visible) print(.v$value)})")
+                script.append('cat("@@@end\\n")')
+            else:
+                script.append(line)
+    return "\n".join(script), shown
+
+
+def _matches(doc: list[str], got: list[str]) -> bool:
+    """``got`` as the doc shows it: each line equal (trailing spaces aside), an elision
+    line standing for one or more lines."""
+    if not doc:
+        return not got
+    if ELISION.match(doc[0]):
+        return any(_matches(doc[1:], got[k:]) for k in range(1, len(got) + 1))
+    return bool(got) and got[0].rstrip() == doc[0].rstrip() and _matches(doc[1:], got[1:])
+
+
+@pytest.mark.slow
+def test_the_r_guide_prints_what_it_says(rscript, library, tmp_path):
+    """Every R block of docs/r.md runs in order from the repository's root; each output the
+    guide shows (``#>``) is what R prints, and the AUROC it states is the package's."""
+    text = (ROOT / "docs" / "r.md").read_text()
+    script, shown = _runnable(_doc_blocks(text))
+    path = tmp_path / "guide.R"
+    path.write_text(script)
+    try:
+        done = _run([rscript, str(path)], cwd=ROOT, library=library, timeout=600)
+    finally:
+        for name in ("r_glm.json.gz", "defaults.json"):  # what the guide writes
+            (ROOT / name).unlink(missing_ok=True)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    outputs = re.findall(r"^@@@(\d+)\n(.*?)^@@@end$", done.stdout, re.S | re.M)
+    assert len(outputs) == len(shown)
+    wrong = [(shown[int(k)], got.splitlines()) for k, got in outputs
+             if not _matches(shown[int(k)], got.splitlines())]
+    assert not wrong, "\n".join(map(repr, wrong))
+    stated = re.search(r"metrics\$auroc\s+# ([0-9.]+)", text)
+    assert stated and f"all.equal(score$tasks$risk_prediction$metrics$auroc, {stated[1]}" in text

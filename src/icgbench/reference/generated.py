@@ -151,10 +151,31 @@ def reference_panel_markdown() -> str:
 
 
 #: Page -> (section name, generator) pairs.
+def tiers_markdown() -> str:
+    """Each tier's size from its committed descriptor: variants, seeds, cohorts and the
+    resources a standard validator (frictionless) checks."""
+    from icgbench.api.tables import tier_descriptor
+    from icgbench.release.tiers import TIERS
+
+    out = ["| tier | variants | seeds | cohorts | resources in its descriptor |",
+           "| --- | --- | --- | --- | --- |"]
+    for name in TIERS:
+        doc = tier_descriptor(name).document
+        cohorts = doc["icgbench:cohorts"]
+        seeds = sorted({c["seed"] for c in cohorts})
+        shown = str(seeds[0]) if len(seeds) == 1 else (
+            f"{seeds[0]}-{seeds[-1]}" if seeds == list(range(seeds[0], seeds[-1] + 1))
+            else ", ".join(map(str, seeds)))
+        out.append(f"| {name} | {len({c['variant'] for c in cohorts})} | {shown} | "
+                   f"{len(cohorts)} | {len(doc['resources']):,} |")
+    return "\n".join(out)
+
+
 SECTIONS: dict[str, list[tuple[str, Callable[[], str]]]] = {
     "docs/dgp.md": [("family", family_markdown), ("measurement", measurement_markdown)],
     "docs/scoring.md": [("categories", categories_markdown), ("panel", panel_markdown)],
     "docs/models.md": [("reference_panel", reference_panel_markdown)],
+    "docs/data.md": [("tiers", tiers_markdown)],
 }
 
 
