@@ -123,6 +123,19 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print only JSON")
     p.set_defaults(func=run_list)
 
+    p = sub.add_parser("cite", help="print how to cite the release (BibTeX or CITATION.cff)",
+                       description="Print a citation of the release: a BibTeX entry, or the "
+                       "Citation File Format text CITATION.cff holds, made from the tier's "
+                       "descriptor (version, date, license, creators, its DOI once published) "
+                       "and the package's citation fields. Where no release is located (an "
+                       "installed wheel), the descriptor fields are the ones this package "
+                       "writes. Writes no file.")
+    p.add_argument("--tier", choices=TIER_CHOICES, default="small",
+                   help="release tier (default small)")
+    p.add_argument("--format", choices=["bibtex", "cff"], default="bibtex",
+                   help="bibtex: a @misc entry (default); cff: CITATION.cff's text")
+    p.set_defaults(func=run_cite)
+
 
 def _root(args: argparse.Namespace) -> Path:
     if getattr(args, "root", None) is not None:
@@ -299,4 +312,26 @@ def run_list(args: argparse.Namespace) -> int:
     if present < len(rows):
         raise InvalidInputError(f"the {args.tier} tier is incomplete: build it with "
                                 f"`icgbench data build --tier {args.tier}`")
+    return 0
+
+
+def run_cite(args: argparse.Namespace) -> int:
+    import sys
+
+    from icgbench.api.tables import tier_descriptor
+    from icgbench.release import citation
+
+    try:
+        d = tier_descriptor(args.tier)
+        document, source = d.document, f"the descriptor {d.path}"
+    except UsageError:  # no release located (an installed wheel): the package's own fields
+        document = citation.packaged_document(args.tier)
+        source = "this package's descriptor fields (no release located)"
+    text = citation.bibtex(document) if args.format == "bibtex" else citation.cff_text(
+        document).rstrip("\n")
+    print(text)
+    doi = citation.doi(document)
+    print(f"the {args.tier} tier, release {document['version']}, from {source}"
+          + (f", DOI {doi}" if doi else ", no DOI yet") + "; printed only, nothing was "
+          "written", file=sys.stderr)
     return 0

@@ -6,8 +6,9 @@ as a ``cr:FileObject`` with its size and SHA-256 (a CSV twin names its Parquet f
 every cohort. Each table is one ``cr:RecordSet`` read from its FileSet: the cohort's
 ``variant`` and ``seed`` come from the file path, every other field from the column of the
 same name, typed from the Table Schema. Truth tables are record sets named ``truth_<table>``
-and say so in their descriptions. Nothing here reads a clock: the same descriptor gives the
-same bytes.
+and say so in their descriptions. The Responsible-AI fields (``rai:``) are the constants
+below, which docs/datasheet.md quotes; ``citeAs`` is :mod:`.citation`'s BibTeX entry. Nothing
+here reads a clock: the same descriptor gives the same bytes.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 
 from icgbench import contract
 from icgbench.errors import InvalidInputError
+from icgbench.release import citation as _citation
 from icgbench.release.descriptor import (
     EXTENSIONS,
     SYNTHETIC_NOTICE,
@@ -86,23 +88,46 @@ DATA_TYPES = {
 #: The media types mlcroissant reads (it knows Parquet as application/x-parquet).
 ENCODING_FORMATS = {"parquet": "application/x-parquet", "csv": "text/csv"}
 TRUTH_PREFIX = "truth_"
+# The Responsible-AI fields (Croissant RAI 1.0). docs/datasheet.md quotes each of them
+# and a test keeps the two in step.
 RAI_DATA_COLLECTION = (
     "No data were collected: every record is simulated by the ICg-Bench data-generating "
     "process (numpy, seeded per variant, seed and purpose) and frozen with `icgbench freeze`; "
     "re-running the generator gives the same tables."
 )
+RAI_DATA_COLLECTION_TYPE = ["Simulation"]
 RAI_PERSONAL_INFORMATION = (
     "None. The subjects are simulated; their ages, sexes and traits describe no real person."
 )
-RAI_LIMITATIONS = (
+RAI_BIASES = [
+    "Every pattern in the data, including any difference between hosts, sexes or ages, is "
+    "one the data-generating process puts there by construction (docs/dgp.md); none is "
+    "measured in any population.",
+    "The variants are chosen to test specific model failures (nonlinearity, partial "
+    "observability, misspecified signs, host shift): they are not a representative sample "
+    "of real exposures or mechanisms.",
+]
+RAI_LIMITATIONS = [
     "A benchmark of synthetic mechanisms: scores measure how well a model recovers a "
     "simulated process, not any real agent's carcinogenicity. Do not use the data or the "
-    "scores as a carcinogenicity classification or to make predictions about real people."
-)
-RAI_USE_CASES = (
+    "scores as a carcinogenicity classification or to make predictions about real people.",
+    "Synthetic data from a documented data-generating process (docs/dgp.md): a model that "
+    "does well here has recovered that process, which may differ from real biology in "
+    "every respect the process leaves out.",
+    "No record is about a real person or a real chemical.",
+]
+RAI_USE_CASES = [
     "Fitting models on the public tables and grading their predictions against the truth "
     "tables with the ICg-Bench scorer (risk prediction, latent-state recovery, intervention "
-    "conformity, cross-host generalization, structure recovery)."
+    "conformity, cross-host generalization, structure recovery).",
+    "Prohibited: any statement about a real chemical or a real person drawn from these data "
+    "or from scores on them, including a carcinogenicity classification or a health "
+    "prediction.",
+]
+RAI_MAINTENANCE_PLAN = (
+    "Each frozen release has a semantic version; any change to any byte of the data gives a "
+    "new version, recorded in the changelog, and the descriptor's SHA-256 hashes let anyone "
+    "check a copy (`icgbench data verify`)."
 )
 
 
@@ -142,23 +167,13 @@ def tables(descriptor: Descriptor) -> list[str]:
 
 
 def citation(descriptor: Descriptor) -> str:
-    """A BibTeX entry for the tier, from its name, title, creators, date and version."""
-    doc = descriptor.document
-    authors = " and ".join(creators(descriptor)) or doc["name"]
-    year = doc.get("created", "")[:4]
-    key = re.sub(r"[^A-Za-z0-9]+", "-", f"{doc['name']}-{descriptor.version}").strip("-")
-    fields = [("title", f"{{{doc['title']}}}"), ("author", f"{{{authors}}}"),
-              ("year", year), ("version", descriptor.version),
-              ("note", "Synthetic data: every record is simulated")]
-    body = ",\n".join(f"  {name} = {{{value}}}" for name, value in fields if value)
-    return f"@misc{{{key},\n{body}\n}}"
+    """The tier's BibTeX entry, as ``icgbench data cite`` prints it (:mod:`.citation`)."""
+    return _citation.bibtex(descriptor.document)
 
 
 def creators(descriptor: Descriptor) -> list[str]:
     """Titles of the descriptor's contributors with the creator role (else of all)."""
-    people = descriptor.document.get("contributors", [])
-    chosen = [p for p in people if "creator" in p.get("roles", [])] or people
-    return [p["title"] for p in chosen if p.get("title")]
+    return _citation.creators(descriptor.document)
 
 
 def _file_object(r: Any, descriptor: Descriptor) -> dict[str, Any]:
@@ -279,9 +294,12 @@ def croissant_document(descriptor: Descriptor) -> dict[str, Any]:
         "keywords": list(doc.get("keywords", [])),
         "isAccessibleForFree": True,
         "rai:dataCollection": RAI_DATA_COLLECTION,
+        "rai:dataCollectionType": list(RAI_DATA_COLLECTION_TYPE),
+        "rai:dataBiases": list(RAI_BIASES),
+        "rai:dataLimitations": list(RAI_LIMITATIONS),
         "rai:personalSensitiveInformation": RAI_PERSONAL_INFORMATION,
-        "rai:dataLimitations": RAI_LIMITATIONS,
-        "rai:dataUseCases": RAI_USE_CASES,
+        "rai:dataUseCases": list(RAI_USE_CASES),
+        "rai:dataReleaseMaintenancePlan": RAI_MAINTENANCE_PLAN,
     }
     if doc.get("homepage"):
         out["url"] = doc["homepage"]
