@@ -32,8 +32,6 @@ ABSTRACT = (
     "generalization, structure recovery). The data describe no real chemical and no real "
     "person; nothing in them is a carcinogenicity classification."
 )
-#: Where the code and the frozen release are published (to confirm at the first publication).
-REPOSITORY_URL = "https://github.com/icg-bench/icg-bench"
 MESSAGE = ("If you use this benchmark, please cite the data release you used, as below "
            "(`icgbench data cite` prints a BibTeX entry).")
 #: The file at the repository root.
@@ -46,6 +44,14 @@ def doi(document: dict[str, Any]) -> str | None:
     value = document.get("id")
     match = _DOI.match(value.strip()) if isinstance(value, str) else None
     return match.group(1) if match else None
+
+
+def homepage(document: dict[str, Any]) -> str | None:
+    """Where the release is published (the descriptor's Data Package ``homepage``), if it
+    names an http(s) address: a citation states no address the release does not record."""
+    value = document.get("homepage")
+    ok = isinstance(value, str) and re.match(r"^https?://[!-~]+$", value)
+    return value if ok else None
 
 
 def creators(document: dict[str, Any]) -> list[str]:
@@ -72,7 +78,7 @@ def fields(document: dict[str, Any]) -> dict[str, Any]:
         "licenses": licenses(document),
         "keywords": [k for k in document.get("keywords", []) if isinstance(k, str)],
         "abstract": ABSTRACT,
-        "url": REPOSITORY_URL,
+        "url": homepage(document),
         "doi": doi(document),
         "name": document.get("name", "icg-bench"),
     }
@@ -105,7 +111,8 @@ def cff_text(document: dict[str, Any]) -> str:
         lines.append(f"license: {_q(f['licenses'][0])}")
     elif f["licenses"]:
         lines += ["license:", *(f"  - {_q(lic)}" for lic in f["licenses"])]
-    lines.append(f"repository-code: {_q(f['url'])}")
+    if f["url"]:
+        lines.append(f"repository-code: {_q(f['url'])}")
     if f["keywords"]:
         lines += ["keywords:", *(f"  - {_q(k)}" for k in f["keywords"])]
     lines.append(f"abstract: {_q(f['abstract'])}")
@@ -140,8 +147,9 @@ def bibtex(document: dict[str, Any]) -> str:
         ("author", authors),
         ("year", f["date"][:4]),
         ("version", _tex(f["version"])),
-        ("howpublished", f"\\url{{{f['url']}}}"),
-        ("url", f["url"]),
+        ("howpublished", f"\\url{{{f['url']}}}" if f["url"] else
+         f"ICg-Bench data release {_tex(f['version'])}"),
+        ("url", f["url"] or ""),
         ("doi", _tex(f["doi"]) if f["doi"] else ""),
         ("note", f"Synthetic data: every record is simulated. Data release "
                  f"{_tex(f['version'])}"
