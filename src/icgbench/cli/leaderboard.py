@@ -271,7 +271,7 @@ def run_show(args: argparse.Namespace) -> int:
         return 0
     for table in tables:
         _print_table(table, about)
-    print(f"read {len(entries)} entries from {folder}")
+    print(f"read {len(entries)} entr{'y' if len(entries) == 1 else 'ies'} from {folder}")
     return 0
 
 
