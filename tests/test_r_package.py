@@ -88,8 +88,9 @@ def library(rscript, tmp_path_factory) -> Path:
     return lib
 
 
-def _r(rscript: str, library: Path, script: str, *args: str) -> subprocess.CompletedProcess:
-    result = _run([rscript, "-e", script, *args], library=library)
+def _r(rscript: str, library: Path, script: str, *args: str,
+       timeout: int = 300) -> subprocess.CompletedProcess:
+    result = _run([rscript, "-e", script, *args], library=library, timeout=timeout)
     assert result.returncode == 0, result.stdout + result.stderr
     return result
 
@@ -513,7 +514,8 @@ def test_r_regrades_every_entry_of_the_committed_board(rscript, library, tmp_pat
                 e.scores else str(known[(e.model_name, e.package_version, *calibration)])
             out.write(f"{i},{ROOT / 'leaderboard' / e.submission_path},{e.variant_name},"
                       f"{e.seed},{k}\n")
-    lines = _r(rscript, library, BOARD_SCRIPT, str(jobs)).stdout.splitlines()
+    # a hang guard, not a time target: 270 files on a loaded 2-core machine took over 300 s
+    lines = _r(rscript, library, BOARD_SCRIPT, str(jobs), timeout=1800).stdout.splitlines()
     found = {}
     for line in lines:
         entry, task, metric, value = line.split()
