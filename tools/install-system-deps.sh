@@ -54,8 +54,8 @@ if [ ${#need[@]} -gt 0 ]; then
         echo "system-deps: not installing r-cran-v8: it needs Debian's nodejs $debian_node," \
              "which would replace this machine's nodejs $installed; run" \
              "ICGBENCH_REPLACE_SYSTEM_PACKAGES=1 make test to allow that, or install" \
-             "r-cran-v8 yourself (the R package's tests skip without it; under CI=true" \
-             "they fail)" >&2
+             "CRAN's V8 with its own libv8 (docs/r.md: DOWNLOAD_STATIC_LIBV8=1) (the R" \
+             "package's tests skip without it; under CI=true they fail)" >&2
         need=("${need[@]/r-cran-v8}")
       fi
     fi
