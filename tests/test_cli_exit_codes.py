@@ -231,13 +231,15 @@ DATA_MATRIX: dict[str, dict[int, Callable[..., list]]] = {
                                     r / "d", "--retries", "0"],
         2: lambda r, u, bad, good: ["data", "download", "--url", f"{u}/none.tar.gz", "--outdir",
                                     r / "d", "--retries", "0"]},
+    "data cite": {0: lambda r, u, bad, good: ["data", "cite"],
+                  2: lambda r, u, bad, good: ["data", "cite", "--format", "yaml"]},
     "data list": {0: lambda r, u, bad, good: ["data", "list"],
                   1: lambda r, u, bad, good: (_remove_one_file(good), ["data", "list"])[1],
                   2: lambda r, u, bad, good: ["data", "list", "--tier", "huge"]},
 }
 
 #: commands that read no user file, so have no "invalid input" case
-NO_INPUT = {"demo", "submission template", "generate", "bench list", "bench info",
+NO_INPUT = {"demo", "submission template", "data cite", "generate", "bench list", "bench info",
             "bench run", "bench audit", "bench sweep", "bench plots", "bench baselines"}
 
 
