@@ -42,13 +42,14 @@ test_that("the schema layer's verdicts on broken submissions, in the scorer's wo
     list(function(d) { d$risk_prediction$proba[2] <- 1.5; d },
          "/risk_prediction/proba/1: 1.5 is greater than the maximum of 1"),
     list(function(d) { d$risk_prediction$subject_id[1] <- "XX000001"; d },
-         '/risk_prediction/subject_id/0: "XX000001" does not match'),
+         '/risk_prediction/subject_id/0: "XX000001" is not a subject id: TR, TE or TG'),
     list(function(d) { d$seed <- -1L; d }, "/seed: -1 is less than the minimum of 0"),
     list(function(d) { d$seed <- 1.5; d }, "/seed: 1.5 is not of type integer"),
     list(function(d) { d$model$name <- "oracle"; d }, "oracle"),
-    list(function(d) { d$model$name <- "r-glm\n"; d }, '/model/name: "r-glm\\n" does not match'),
+    list(function(d) { d$model$name <- "r-glm\n"; d }, '/model/name: "r-glm\\n" is not a name of 1 to 64'),
     list(function(d) { d$model$url <- "javascript:alert(1)"; d }, "/model/url: "),
-    list(function(d) { d$variant_hash <- "XYZ"; d }, '/variant_hash: "XYZ" does not match'))
+    list(function(d) { d$variant_hash <- "XYZ"; d },
+         '/variant_hash: "XYZ" is not a hash of 12 lowercase hexadecimal digits'))
   for (case in cases) {
     verdict <- icg_validate(case[[1]](base))
     expect_identical(verdict$stage, "schema", info = case[[2]])
