@@ -32,6 +32,7 @@ from icgbench.release.generations import FOLDER as GENERATIONS
 from leaderboard_helpers import submission_file, two_entry_board
 from release_helpers import mini_release
 from sealed_helpers import contributed, sealed_release
+from test_release_hostile import _global_headers
 
 KEY = sealed.new_key()
 
@@ -309,15 +310,6 @@ def mini(tmp_path, monkeypatch):
     d = mini_release(tmp_path)
     monkeypatch.setattr("icgbench.api.tables.tier_descriptor", lambda tier: d)
     return d
-
-
-def _global_headers(count: int) -> bytes:
-    record = b"18 comment=abcdef\n"
-    info = tarfile.TarInfo("pax_global_header")
-    info.type = tarfile.XGLTYPE
-    info.size = len(record)
-    block = info.tobuf(format=tarfile.USTAR_FORMAT) + record + b"\0" * (512 - len(record))
-    return gzip.compress(block * count + b"\0" * 1024)
 
 
 def _download(tmp_path: Path, data: bytes, capsys) -> tuple[int, str]:

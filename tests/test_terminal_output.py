@@ -47,6 +47,14 @@ def test_a_file_name_cannot_drive_the_terminal(tmp_path, capsys, command):
     assert command == "score" or "a\\x1b]0;PWN\\x07\\x1b[2J.json" in text
 
 
+def _no_forged_line(text: str, escaped: str) -> None:
+    """No control reached the output, no line starts a workflow command, and the newline
+    that tried to is shown escaped."""
+    _clean(text)
+    assert not any(line.startswith("::error::") for line in text.splitlines()), text
+    assert escaped in text
+
+
 def test_an_invalid_files_name_and_values_are_escaped(tmp_path, capsys):
     doc = submission_doc("random", "linear_lowhet")
     doc["model"]["language"] = "py\x9b31m\x85"
@@ -55,9 +63,7 @@ def test_an_invalid_files_name_and_values_are_escaped(tmp_path, capsys):
     path.write_text(json.dumps(doc))
     code, text = _run(capsys, "validate", path)
     assert code == 1, text
-    _clean(text)
-    assert not any(line.startswith("::error::") for line in text.splitlines()), text
-    assert "\\n::error::forged.json" in text
+    _no_forged_line(text, "\\n::error::forged.json")
 
 
 def test_a_queued_file_name_cannot_forge_a_line_of_the_ci_log(tmp_path, board, capsys):
@@ -67,9 +73,7 @@ def test_a_queued_file_name_cannot_forge_a_line_of_the_ci_log(tmp_path, board, c
     code, text = _run(capsys, "leaderboard", "verify", "--dir", folder, "--tier", "small",
                       "--jobs", "1")
     assert code == 1, text
-    _clean(text)
-    assert not any(line.startswith("::error::") for line in text.splitlines()), text
-    assert "x\\n::error::forged" in text
+    _no_forged_line(text, "x\\n::error::forged")
 
 
 def test_a_language_with_c1_controls_is_escaped_by_show(tmp_path, board, capsys):
