@@ -69,6 +69,10 @@ def register(commands: argparse._SubParsersAction) -> None:
                    help="also check value-level constraints (enum, pattern, unique, primary "
                    "and foreign keys) by decoding key and category columns")
     p.add_argument("--json", action="store_true", help="print only a JSON verdict")
+    p.add_argument("--publication", type=Path, default=None, metavar="DIR",
+                   help="check the folder `data publish` wrote for the tier instead: every "
+                   "file there, none missing or extra, the descriptor's bytes (the archives "
+                   "member by member)")
     p.set_defaults(func=run_verify)
 
     p = sub.add_parser("build", help="build a tier's files locally and install them if they "
@@ -83,6 +87,23 @@ def register(commands: argparse._SubParsersAction) -> None:
                    help="release tier (default full)")
     p.add_argument("--out", type=Path, required=True, help="archive file to write")
     p.set_defaults(func=run_pack)
+
+    p = sub.add_parser("publish", help="write a tier as a Hugging Face dataset repository and "
+                       "a Zenodo deposit",
+                       description="Verify the tier, then write DIR/huggingface/ (the tier as a "
+                       "Hub dataset repository: descriptor, files, croissant.json, a dataset "
+                       "card declaring every config and split, the release archive) and "
+                       "DIR/zenodo/ (the archive, datapackage.json, croissant.json, SHA256SUMS "
+                       "and the deposition metadata .zenodo.json), every file the descriptor's "
+                       "bytes. DIR is written in a staging folder beside it and renamed into "
+                       "place; a DIR holding an earlier publication is replaced, any other "
+                       "non-empty folder refused. Check it with `icgbench data verify "
+                       "--publication DIR`; docs/releasing.md says how it is uploaded.")
+    p.add_argument("--tier", choices=TIER_CHOICES, default="full",
+                   help="release tier (default full)")
+    p.add_argument("--outdir", type=Path, required=True, metavar="DIR",
+                   help="folder to write (huggingface/ and zenodo/ inside)")
+    p.set_defaults(func=run_publish)
 
     p = sub.add_parser("download", help="fetch a release archive, verify every member, "
                        "install atomically",
@@ -221,6 +242,8 @@ def run_verify(args: argparse.Namespace) -> int:
 
     d = _descriptor(args)
     start = time.perf_counter()
+    if args.publication is not None:
+        return _verify_publication(args, d, start)
     verdict = verify(d, deep=args.deep)
     seconds = time.perf_counter() - start
     if args.json:
@@ -240,6 +263,39 @@ def run_verify(args: argparse.Namespace) -> int:
     print(f"{status}: {verdict.checked} resources of {d.path} (release {d.version}, "
           f"{d.tier} tier) checked in {seconds:.1f} s")
     return 0 if verdict.ok else 1
+
+
+def _verify_publication(args: argparse.Namespace, d, start: float) -> int:
+    from icgbench.release.publish import publication_problems
+
+    problems, expected = publication_problems(d, args.publication)
+    seconds = time.perf_counter() - start
+    if args.json:
+        print_json({"publication": str(args.publication), "descriptor": str(d.path),
+                    "version": d.version, "tier": d.tier, "ok": not problems,
+                    "files": expected, "problems": problems})
+        return 0 if not problems else 1
+    for problem in problems:
+        print(f"FAIL {problem}")
+    status = "OK" if not problems else f"FAILED ({len(problems)} problem(s))"
+    print(f"{status}: publication {args.publication} ({expected} files) checked against "
+          f"{d.path} (release {d.version}, {d.tier} tier) in {seconds:.1f} s")
+    return 0 if not problems else 1
+
+
+def run_publish(args: argparse.Namespace) -> int:
+    from icgbench.api.tables import tier_descriptor
+    from icgbench.release import publish
+
+    d = tier_descriptor(args.tier)
+    start = time.perf_counter()
+    out = publish.publish(d, args.outdir)
+    sizes = ", ".join(f"{part}/ {publish.folder_size(out / part):,} bytes"
+                      for part in (publish.HUB, publish.ZENODO))
+    print(f"published the {d.tier} tier (release {d.version}) in "
+          f"{time.perf_counter() - start:.1f} s into {out}: {sizes}; check it with "
+          f"`icgbench data verify --tier {d.tier} --publication {out}`")
+    return 0
 
 
 def run_build(args: argparse.Namespace) -> int:

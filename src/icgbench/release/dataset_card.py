@@ -99,9 +99,9 @@ def _parquet(descriptor: Descriptor, table: str) -> list[Any]:
     return [r for r in descriptor.resources if r.table == table and r.format == "parquet"]
 
 
-def _front_matter(descriptor: Descriptor) -> list[str]:
+def _front_matter(descriptor: Descriptor, prefix: str) -> list[str]:
+    """The YAML header; ``prefix`` is cut from each resource path (the card's folder)."""
     doc = descriptor.document
-    prefix = data_prefix(descriptor)
     lines = ["---", f"pretty_name: {_q(doc['title'] + ' (synthetic data)')}"]
     licenses = [lic["name"].lower() for lic in doc.get("licenses", []) if lic.get("name")]
     if len(licenses) == 1:
@@ -134,15 +134,29 @@ def _rows(counts: list[int]) -> str:
     return f"{low:,}" if low == high else f"{low:,} to {high:,}"
 
 
-def dataset_card(descriptor: Descriptor) -> str:
-    """The README.md (YAML front matter and Markdown) of a tier's data folder."""
+def dataset_card(descriptor: Descriptor, hub_repository: str | None = None) -> str:
+    """The README.md (YAML front matter and Markdown) of a tier's data folder.
+
+    With ``hub_repository``, the card of a Hub dataset repository (``icgbench data
+    publish``): it sits beside the descriptor, whose files keep their paths below it, and
+    names the docs by their path in the source repository.
+    """
     doc = descriptor.document
     tier = descriptor.tier
-    folder = card_folder(descriptor)
+    folder = hub_repository or card_folder(descriptor)
     root = "../" * len(folder.split("/"))
     home = descriptor_folder(descriptor)
-    descriptor_link = posixpath.relpath(posixpath.join(home or ".", "datapackage.json"), folder)
-    croissant_link = posixpath.relpath(posixpath.join(home or ".", "croissant.json"), folder)
+    descriptor_link = ("datapackage.json" if hub_repository else posixpath.relpath(
+        posixpath.join(home or ".", "datapackage.json"), folder))
+    croissant_link = ("croissant.json" if hub_repository else posixpath.relpath(
+        posixpath.join(home or ".", "croissant.json"), folder))
+    verify_command = (f"icgbench data verify --descriptor datapackage.json  # in a clone of "
+                      f"{hub_repository}" if hub_repository else
+                      f"icgbench data verify --tier {tier}       # every file's size, SHA-256 "
+                      "and schema")
+    docs = ([f"- `docs/{page}` in the ICg-Bench source repository: {what}"
+             for page, what in DOCS] if hub_repository else
+            [f"- [docs/{page}]({root}docs/{page}): {what}" for page, what in DOCS])
     resources = descriptor.resources
     cohorts = descriptor.cohorts()
     first = cohorts[0]
@@ -152,7 +166,7 @@ def dataset_card(descriptor: Descriptor) -> str:
                 if lic.get("path") else f"`{lic['name']}`" for lic in doc.get("licenses", [])]
     notice = SYNTHETIC_NOTICE.removeprefix("Synthetic by construction: ")
     lines = [
-        *_front_matter(descriptor),
+        *_front_matter(descriptor, "" if hub_repository else data_prefix(descriptor)),
         "",
         "<!-- Generated from the tier's datapackage.json by icgbench.release.dataset_card: "
         "do not edit by hand. -->",
@@ -193,7 +207,8 @@ def dataset_card(descriptor: Descriptor) -> str:
         "",
         "## Loading with Hugging Face `datasets`",
         "",
-        "Each table is a config, each cohort a split. From the repository's root, offline:",
+        ("Each table is a config, each cohort a split. From the Hub:" if hub_repository else
+         "Each table is a config, each cohort a split. From the repository's root, offline:"),
         "",
         "```python",
         "from datasets import load_dataset",
@@ -242,7 +257,7 @@ def dataset_card(descriptor: Descriptor) -> str:
         "## Verifying",
         "",
         "```bash",
-        f"icgbench data verify --tier {tier}       # every file's size, SHA-256 and schema",
+        verify_command,
         "```",
         "",
         "checks every file against the descriptor and exits 1 naming any file that is "
@@ -260,7 +275,7 @@ def dataset_card(descriptor: Descriptor) -> str:
         "",
         "## Documentation",
         "",
-        *(f"- [docs/{page}]({root}docs/{page}): {what}" for page, what in DOCS),
+        *docs,
         "",
     ]
     return "\n".join(lines)

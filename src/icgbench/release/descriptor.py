@@ -19,7 +19,7 @@ from typing import Any
 from icgbench import contract
 from icgbench.errors import InvalidInputError, UsageError
 from icgbench.io import untrusted
-from icgbench.release.tiers import CREATED, Tier
+from icgbench.release.tiers import CREATED, PUBLICATION, Tier
 
 PROFILE = "https://datapackage.org/profiles/2.0/datapackage.json"
 PARQUET_MEDIATYPE = "application/vnd.apache.parquet"
@@ -318,6 +318,9 @@ def build_document(tier: Tier, cohorts: list[dict[str, Any]],
     return {
         "$schema": PROFILE,
         "name": f"icg-bench-{tier.name}",
+        # The DOI of the release's Zenodo record, once one is configured (PUBLICATION).
+        **({"id": f"https://doi.org/{PUBLICATION.doi}"}
+           if PUBLICATION.doi and tier.frozen and not tier.sealed else {}),
         "title": (f"ICg-Bench frozen release, {tier.name} tier" if tier.frozen else
                   "ICg-Bench cohort simulated on the fly (not the frozen release)"),
         "description": (

@@ -26,6 +26,56 @@ UNFROZEN_NOTICE = ("not frozen data: this cohort was simulated on the fly, outsi
 
 
 @dataclass(frozen=True)
+class Publication:
+    """Where a release is published (``icgbench data publish``, docs/releasing.md): a
+    Hugging Face dataset repository and a Zenodo record. The descriptor's mirrors and DOI
+    are derived from these fields alone."""
+
+    #: The Hub dataset repository (``owner/name``); each release is its tag ``v<version>``.
+    hub_repository: str
+    #: The Zenodo record of this data version (its DOI is ``10.5281/zenodo.<record>``),
+    #: reserved before the release is tagged; None until then (no Zenodo mirror, no DOI).
+    zenodo_record: int | None
+    hub_endpoint: str = "https://huggingface.co"
+    zenodo_endpoint: str = "https://zenodo.org"
+    doi_prefix: str = "10.5281/zenodo."
+
+    def archive_name(self, tier: str, version: str) -> str:
+        """The release archive's file name, the same on every mirror."""
+        return f"icg-bench-{tier}-{version}.tar.gz"
+
+    def hub_revision(self, version: str) -> str:
+        """The Hub tag of a release."""
+        return f"v{version}"
+
+    def hub_url(self, version: str, path: str) -> str:
+        """A file of the release on the Hub (its ``resolve`` URL at the release's tag)."""
+        return (f"{self.hub_endpoint}/datasets/{self.hub_repository}/resolve/"
+                f"{self.hub_revision(version)}/{path}")
+
+    def zenodo_url(self, path: str) -> str | None:
+        """A file of the Zenodo record, or None when no record is configured."""
+        if self.zenodo_record is None:
+            return None
+        return f"{self.zenodo_endpoint}/records/{self.zenodo_record}/files/{path}?download=1"
+
+    @property
+    def doi(self) -> str | None:
+        """The DOI of the Zenodo record (None when none is configured)."""
+        return None if self.zenodo_record is None else f"{self.doi_prefix}{self.zenodo_record}"
+
+    def mirrors(self, tier: str, version: str) -> tuple[str, ...]:
+        """The archive's download locations, in the order to try them: Hub, then Zenodo."""
+        name = self.archive_name(tier, version)
+        urls = (self.hub_url(version, name), self.zenodo_url(name))
+        return tuple(u for u in urls if u is not None)
+
+
+#: The one place the publication is configured (docs/releasing.md says how to set it).
+PUBLICATION = Publication(hub_repository="icg-bench/icg-bench", zenodo_record=None)
+
+
+@dataclass(frozen=True)
 class Tier:
     """One tier of the release: the seeds of every variant and the cohort sizes."""
 
@@ -40,9 +90,6 @@ class Tier:
     months: int | None = None
     #: False only for cohorts simulated on the fly: never on the board.
     frozen: bool = True
-    #: URLs of this tier's release archive, tried in order by ``icgbench data download``
-    #: (listed in the descriptor as ``icgbench:mirrors``; a tier that is not committed only).
-    mirrors: tuple[str, ...] = ()
     #: True for the sealed tier: generated from a secret key, published without its truth.
     sealed: bool = False
 
@@ -51,6 +98,16 @@ class Tier:
         """The release version of the tier's descriptor."""
         return f"{DATA_VERSION}+{SEALED_NAME}.{SEALED_GENERATION}" if self.sealed else (
             DATA_VERSION)
+
+    @property
+    def mirrors(self) -> tuple[str, ...]:
+        """URLs of this tier's release archive, tried in order by ``icgbench data download``
+        (the descriptor's ``icgbench:mirrors``): the publication's, for a tier of the
+        release that is not committed (the committed tiers, the sealed one and any tier
+        outside :data:`TIERS`, such as a test's, list none)."""
+        if self.committed or TIERS.get(self.name) is not self:
+            return ()
+        return PUBLICATION.mirrors(self.name, self.version)
 
     @property
     def descriptor_path(self) -> str:
