@@ -14,7 +14,7 @@ from scipy import stats
 from sklearn.linear_model import LinearRegression
 from sklearn.metrics import roc_auc_score
 
-from conftest import cohort
+from conftest import cohort, slow_except
 from icgbench.contract.vocabulary import (
     HOST_TRAITS,
     KCCS,
@@ -270,6 +270,29 @@ def test_the_small_tiers_roots_are_what_brentq_solves_now() -> None:
     from icgbench.generator.reference import frozen_cohorts
 
     _roots_match([(variant, seed) for variant, seed in frozen_cohorts() if seed == 0])
+
+
+def test_the_shipped_effects_name_exactly_the_frozen_cohorts() -> None:
+    """published_effects.json holds one entry per frozen cohort, at its tier's size, and
+    nothing stale (a changed variant hash or tier size leaves no entry behind)."""
+    from icgbench.generator.reference import frozen_cohorts
+    from icgbench.generator.simulator import _published_size, effects_key, shipped_effects
+
+    assert set(shipped_effects()) == {effects_key(v, s, *_published_size(v, s))
+                                      for v, s in frozen_cohorts()}
+
+
+@pytest.mark.parametrize("cohorts", slow_except(["one"], ["one", "all"]))
+def test_the_shipped_effects_are_what_simulation_gives_now(cohorts) -> None:
+    """The shipped published effects (read so that simulating one cohort need not simulate
+    its variant's other frozen cohorts) are the ones simulated now, bit for bit: they are
+    rounded to the published decimals. The fast case checks one cohort, CI all of them."""
+    from icgbench.generator.reference import frozen_cohorts
+    from icgbench.generator.simulator import published_effects, simulate_published_effects
+
+    chosen = frozen_cohorts() if cohorts == "all" else [(get_variant("linear_lowhet"), 1)]
+    for variant, seed in chosen:
+        assert published_effects(variant, seed) == simulate_published_effects(variant, seed)
 
 
 def test_the_target_site_proxy_calibration_is_the_same_in_every_block():

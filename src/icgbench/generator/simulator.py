@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
@@ -165,20 +166,68 @@ def simulate(
     return Cohort(variant, seed, months, dict(sizes), {t: tables[t] for t in TABLE_ORDER})
 
 
+#: The frozen cohorts' published effects, shipped so that simulating one cohort need not
+#: simulate the test split of every other frozen cohort of its variant (the model-free
+#: panel's donors): ``"<variant_hash>/<seed>/<months>/<n_test>"`` -> {intervention: effect}.
+#: ``python -m icgbench.generator.reference`` rewrites it; a test simulates them again.
+PUBLISHED_EFFECTS = "published_effects.json"
+
+
 @functools.lru_cache(maxsize=256)
 def published_effects(variant: Variant, seed: int) -> dict[str, float]:
     """A frozen cohort's published test-split average effects (its ``intervention_effects``
     ``mean_effect``), simulated at its own tier's size: what an answer that copies another
-    cohort's truth reads."""
+    cohort's truth reads. Read from the shipped file when it holds them."""
+    months, n_test = _published_size(variant, seed)
+    stored = shipped_effects().get(effects_key(variant, seed, months, n_test))
+    return dict(stored) if stored is not None else simulate_published_effects(variant, seed)
+
+
+def simulate_published_effects(variant: Variant, seed: int) -> dict[str, float]:
+    """:func:`published_effects` simulated now (the shipped file's source)."""
+    months, n_test = _published_size(variant, seed)
+    sizes = {"train": 0, "test": n_test, "target_test": 0}
+    sums = add_in_order([simulate_block(variant, seed, b, months, visit_months(variant, months)
+                                        ).effect_sums() for b in split_blocks(sizes)])
+    return {n: round(float(s / n_test), mech.PUBLISHED_DECIMALS)
+            for n, s in zip(intervention_names(), sums, strict=True)}
+
+
+def _published_size(variant: Variant, seed: int) -> tuple[int, int]:
+    """(follow-up months, test subjects) of the frozen tier that holds ``seed``."""
     from icgbench.release.tiers import TIERS
 
     tier = next(t for t in TIERS.values() if seed in t.seeds)
-    months = tier.months or variant.months
-    sizes = {"train": 0, "test": tier.sizes["test"], "target_test": 0}
-    sums = add_in_order([simulate_block(variant, seed, b, months, visit_months(variant, months)
-                                        ).effect_sums() for b in split_blocks(sizes)])
-    return {n: round(float(s / sizes["test"]), mech.PUBLISHED_DECIMALS)
-            for n, s in zip(intervention_names(), sums, strict=True)}
+    return tier.months or variant.months, tier.sizes["test"]
+
+
+def effects_key(variant: Variant, seed: int, months: int, n_test: int) -> str:
+    """The key of one cohort's effects in the shipped file."""
+    return f"{variant.variant_hash}/{seed}/{months}/{n_test}"
+
+
+@functools.cache
+def shipped_effects() -> dict[str, dict[str, float]]:
+    """The shipped file's content (see PUBLISHED_EFFECTS)."""
+    import json
+    from importlib import resources
+
+    text = resources.files(__package__).joinpath(PUBLISHED_EFFECTS).read_text(encoding="utf-8")
+    return json.loads(text)
+
+
+def write_published_effects(cohorts: list[tuple[Variant, int]]) -> Path:
+    """Simulate the given frozen cohorts' published effects and rewrite the shipped file
+    with exactly theirs."""
+    import json
+
+    from icgbench.io.atomic import write_text
+
+    effects = {effects_key(v, seed, *_published_size(v, seed)):
+               simulate_published_effects(v, seed) for v, seed in cohorts}
+    path = Path(__file__).with_name(PUBLISHED_EFFECTS)
+    write_text(path, json.dumps(effects, indent=1, sort_keys=True) + "\n")
+    return path
 
 
 # --- table layout ------------------------------------------------------------------------
