@@ -6,6 +6,7 @@ import shutil
 from dataclasses import replace
 from pathlib import Path
 
+from conftest import built_once
 from icgbench.release import sealed, tiers
 from icgbench.release.locate import release_root
 
@@ -13,11 +14,23 @@ from icgbench.release.locate import release_root
 SMALL = replace(tiers.SEALED, sizes={"train": 150, "test": 60, "target_test": 60})
 
 
-def sealed_release(root: Path, key: str) -> Path:
+#: The key of the sealed release most tests share (a fixed one: the same bytes every run).
+KEY = "5e" * 32
+
+
+def sealed_release(root: Path, key: str = KEY) -> Path:
     """``root`` made a release root (the small tier's descriptor, so ICGBENCH_HOME can name
-    it) holding the sealed tier frozen with ``key`` (64 hex digits) at SMALL's sizes."""
-    shutil.copyfile(release_root() / "datapackage.json", root / "datapackage.json")
-    sealed.freeze_sealed(root, bytes.fromhex(key), SMALL)
+    it) holding the sealed tier frozen with ``key`` (64 hex digits) at SMALL's sizes.
+
+    Each key's release is frozen once per test session and copied, so that a test may
+    change its copy (retire the generation, freeze another)."""
+    def freeze(path: Path) -> None:
+        path.mkdir(parents=True)
+        shutil.copyfile(release_root() / "datapackage.json", path / "datapackage.json")
+        sealed.freeze_sealed(path, bytes.fromhex(key), SMALL)
+
+    shutil.copytree(built_once(f"sealed-releases/{key}", freeze), root, symlinks=True,
+                    dirs_exist_ok=True)
     return root
 
 

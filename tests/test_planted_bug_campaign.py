@@ -31,10 +31,9 @@ from icgbench.release import sealed
 from icgbench.release.generations import FOLDER as GENERATIONS
 from leaderboard_helpers import submission_file, two_entry_board
 from release_helpers import mini_release
-from sealed_helpers import contributed, sealed_release
+from sealed_helpers import KEY, contributed, sealed_release
 from test_release_hostile import _global_headers
 
-KEY = sealed.new_key()
 
 
 # --- names: the floor line and the registry's claim on its skeleton ------------------------

@@ -29,9 +29,8 @@ from icgbench.models import CohortData, get_model
 from icgbench.release import generations, sealed, tiers
 from icgbench.release.descriptor import load_descriptor
 from icgbench.scorer import score, validate
-from sealed_helpers import SMALL, contributed, sealed_release
+from sealed_helpers import KEY, SMALL, contributed, sealed_release
 
-KEY = sealed.new_key()
 VARIANT = "linear_lowhet"
 
 

@@ -23,7 +23,7 @@ from sealed_helpers import sealed_release
 
 @pytest.fixture(scope="module")
 def release(tmp_path_factory):
-    return sealed_release(tmp_path_factory.mktemp("sealed-commands"), sealed.new_key())
+    return sealed_release(tmp_path_factory.mktemp("sealed-commands"))
 
 
 @pytest.fixture()

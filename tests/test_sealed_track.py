@@ -27,9 +27,8 @@ from icgbench.release import generations, sealed, tiers
 from icgbench.release.descriptor import load_descriptor
 from icgbench.release.locate import release_root
 from icgbench.scorer import grade, validate
-from sealed_helpers import SMALL, contributed, sealed_release
+from sealed_helpers import KEY, SMALL, contributed, sealed_release
 
-KEY = sealed.new_key()
 VARIANT = "linear_lowhet"
 
 
