@@ -132,6 +132,21 @@ def test_long_arrays_are_actually_shortened():
         ["/risk_prediction/proba/700: 2 is greater than the maximum of 1"], 1)
 
 
+def test_an_infinite_float_beside_a_small_integer_keeps_the_fast_path():
+    """Only integers beyond 2**53 need jsonschema's exact comparison: a 1e400 (read as an
+    infinity) beside a 2 once sent 200,000 wrong-typed probabilities to jsonschema whole
+    (9 s where the fast path takes 0.15 s)."""
+    doc = copy.deepcopy(HEADER)
+    proba = [2, float("inf"), 0.5] + ["0.5"] * 1000
+    doc["risk_prediction"] = {"subject_id": [f"TE{i:06d}" for i in range(1, 1004)],
+                              "proba": proba}
+    _, maps = reduce_document(doc, SCHEMA)
+    assert ("risk_prediction", "proba") in maps
+    assert schema_errors(doc, SCHEMA) == schema_errors(doc, SCHEMA, fast=False)
+    proba[0] = 2**53 + 1  # a large integer: compared exactly, by jsonschema
+    assert ("risk_prediction", "proba") not in reduce_document(doc, SCHEMA)[1]
+
+
 def test_every_error_of_a_long_array_is_counted_and_the_first_are_listed():
     doc = copy.deepcopy(HEADER)
     ids = [f"TE{i:06d}" for i in range(1, 401)]

@@ -103,8 +103,9 @@ def _failing_numbers(values: list[Any], items: dict[str, Any], original: dict[st
         x[is_number] = cache.numbers(numbers) if numbers else []
     except (OverflowError, ValueError):
         return None
-    if any(type(v) is int for v in numbers) and np.any(np.abs(x) >= 2.0**53):
-        return None  # large integers: let jsonschema compare them exactly
+    is_int = np.fromiter((type(v) is int for v in values), dtype=bool, count=len(values))
+    if np.any(np.abs(x[is_int]) >= 2.0**53):
+        return None  # large integers (not large floats): let jsonschema compare them exactly
     checks = {"type": ~is_number}
     if items["type"] == "integer":
         checks["type"] = checks["type"] | (is_number & (~np.isfinite(x) | (np.floor(x) != x)))
