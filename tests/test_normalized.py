@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from conftest import reference_submission
 from icgbench.api.tables import load_table
 from icgbench.cli import main
 from icgbench.contract.vocabulary import CATEGORIES
@@ -46,7 +47,7 @@ def test_the_ceiling_is_the_reachable_risks_score(data):
 
 
 def test_every_floor_is_the_best_published_model_free_answer_or_chance(data):
-    report = _report(get_model("mbcnet_sign_constrained"), data)
+    report = score(json.loads(reference_submission("mbcnet_sign_constrained", VARIANT))).document
     table = load_table(VARIANT, "model_free_scores", role="truth")
     for task, section in report["tasks"].items():
         for metric, part in section["normalized"]["parts"].items():
@@ -92,10 +93,8 @@ def test_another_responsive_threshold_leaves_interventions_unnormalized(data, tm
                                                                         capsys):
     """The floors and ceilings are the default threshold's: at another, the report says
     why the category and overall are not computed."""
-    model = get_model("mbcnet_boosted")
-    model.fit(data)
     path = tmp_path / "s.json"
-    path.write_text(json.dumps(model.submission(data)))
+    path.write_text(reference_submission("mbcnet_sign_constrained", VARIANT))
     assert main(["score", str(path), "--json", "--responsive-threshold", "0.01",
                  "--out", str(tmp_path / "r.json")]) == 0
     report = json.loads(capsys.readouterr().out)
