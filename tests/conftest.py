@@ -37,6 +37,14 @@ def slow_except(fast: list, cases: list) -> list:
     return [c if c in fast else pytest.param(c, marks=pytest.mark.slow) for c in cases]
 
 
+def examples(fast: int, campaign: int) -> list:
+    """Example counts for a property test, as pytest parameters: ``fast`` in `make test`,
+    ``campaign`` (marked slow) in `make test-slow`. The test applies its count with
+    ``settings(max_examples=n)`` to an inner ``@given`` function and calls it."""
+    return [pytest.param(fast, id=f"{fast}-examples"),
+            pytest.param(campaign, id=f"{campaign}-examples", marks=pytest.mark.slow)]
+
+
 #: Where the folder shared by every worker of this test session is (set by
 #: ``_session_folder``). An environment variable, not a module global, so that a second copy
 #: of this module (mutmut runs pytest again in one process, and a helper's ``from conftest

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pyarrow.compute as pc
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import examples
 from icgbench.contract.vocabulary import MODALITIES, RISK_STATE, SPLITS, STATES, feature_columns
 from icgbench.generator import get_variant, simulate, variant_names
 
@@ -22,9 +24,15 @@ cohorts = st.builds(
 )
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(cohorts)
-def test_tables_are_consistent_for_any_size_seed_and_follow_up(case):
+@pytest.mark.parametrize("n", examples(5, 100))
+def test_tables_are_consistent_for_any_size_seed_and_follow_up(n):
+    """Each example simulates a cohort at a follow-up no release has (its constants solved
+    afresh, about 0.4 s): a few in the fast suite, a campaign in CI."""
+    settings(max_examples=n, deadline=None, suppress_health_check=[HealthCheck.too_slow])(
+        given(cohorts)(_consistent))()
+
+
+def _consistent(case) -> None:
     name, seed, sizes, months = case
     c = simulate(name, seed, sizes=sizes, months=months)
     t = c.tables
