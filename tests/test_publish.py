@@ -15,6 +15,7 @@ import copy
 import dataclasses
 import hashlib
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -246,3 +247,30 @@ def test_the_full_tier_publishes_verifies_and_downloads_from_the_hub_layout(
         dest = tmp_path / "installed"
         assert main(["data", "download", "--tier", "full", "--outdir", str(dest)]) == 0
     assert main(["data", "verify", "--descriptor", str(dest / "datapackage.json")]) == 0
+
+
+def documented_sizes(tier: str) -> dict[str, int]:
+    """The sizes docs/releasing.md's measured block gives for a tier's publication."""
+    text = (ROOT / "docs" / "releasing.md").read_text()
+    found = re.search(rf"published the {tier} tier .*?: huggingface/ ([\d,]+) bytes, "
+                      rf"zenodo/ ([\d,]+) bytes", text)
+    assert found, f"docs/releasing.md shows no publication of the {tier} tier"
+    return {part: int(n.replace(",", "")) for part, n in zip(
+        (publish.HUB, publish.ZENODO), found.groups(), strict=True)}
+
+
+def _check_documented(tier: str, root: Path, tmp_path: Path) -> None:
+    d = load_descriptor(root / TIERS[tier].descriptor_path)
+    out = publish.publish(d, tmp_path / f"pub-{tier}")
+    assert documented_sizes(tier) == {part: publish.folder_size(out / part)
+                                      for part in (publish.HUB, publish.ZENODO)}
+
+
+def test_the_documented_small_publication_is_what_the_command_writes(tmp_path):
+    _check_documented("small", ROOT, tmp_path)
+
+
+@pytest.mark.slow
+def test_the_documented_full_publication_is_what_the_command_writes(full_tier_root,
+                                                                     tmp_path):
+    _check_documented("full", full_tier_root, tmp_path)

@@ -171,7 +171,30 @@ def tiers_markdown() -> str:
     return "\n".join(out)
 
 
+def publication_markdown() -> str:
+    """Each tier's publication from its committed descriptor: the files ``data publish``
+    writes, the bytes of the release files, and the mirrors and DOI the descriptor lists."""
+    from icgbench.api.tables import tier_descriptor
+    from icgbench.release import publish
+    from icgbench.release.tiers import PUBLICATION, TIERS
+
+    out = ["| tier | files in huggingface/ | release files (bytes) | mirrors in the descriptor "
+           "| DOI |", "| --- | --- | --- | --- | --- |"]
+    for name in TIERS:
+        d = tier_descriptor(name)
+        hub = [f for f in publish.expected_files(d) if f.startswith(publish.HUB + "/")]
+        mirrors = "<br>".join(f"`{m}`" for m in d.mirrors) or "none (committed tier)"
+        doi = d.document.get("id") or "none yet"
+        out.append(f"| {name} | {len(hub):,} | {sum(r.bytes for r in d.resources):,} | "
+                   f"{mirrors} | {doi} |")
+    out += ["", f"Configured in `src/icgbench/release/tiers.py`: Hub repository "
+            f"`{PUBLICATION.hub_repository}`, Zenodo record "
+            f"`{PUBLICATION.zenodo_record}`."]
+    return "\n".join(out)
+
+
 SECTIONS: dict[str, list[tuple[str, Callable[[], str]]]] = {
+    "docs/releasing.md": [("publication", publication_markdown)],
     "docs/dgp.md": [("family", family_markdown), ("measurement", measurement_markdown)],
     "docs/scoring.md": [("categories", categories_markdown), ("panel", panel_markdown)],
     "docs/models.md": [("reference_panel", reference_panel_markdown)],
