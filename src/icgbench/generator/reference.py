@@ -18,7 +18,7 @@ the simulation's vectorised exp and log differ in the last bit between CPUs (num
 AVX2 and AVX-512 paths), which moves a freshly solved root by an ulp or two. It also saves
 importing scipy.optimize (about half a second, more than simulating 20,000 subjects). A
 test solves them again and requires agreement to brentq's accuracy; ``python -m
-icgbench.generator.reference`` rewrites the file for every cohort of the frozen tiers,
+icgbench.generator.shipped`` rewrites the file for every cohort of the frozen tiers,
 and with it ``published_effects.json`` (:data:`~icgbench.generator.simulator.PUBLISHED_EFFECTS`:
 the frozen cohorts' published effects, which the model-free panel of every cohort reads).
 Other cohorts and follow-ups are solved at run time.
@@ -296,9 +296,3 @@ def frozen_cohorts() -> list[tuple[Variant, int]]:
 
     return [(v, seed) for tier in TIERS.values() for v in all_variants() for seed in tier.seeds]
 
-
-if __name__ == "__main__":
-    from icgbench.generator.simulator import write_published_effects
-
-    print(f"wrote {write_solved_roots(frozen_cohorts())}")
-    print(f"wrote {write_published_effects(frozen_cohorts())}")
