@@ -78,6 +78,7 @@ ADD_STEPS = ["board.locked", "atomic.temp_written#1", "atomic.renamed#1",
              "atomic.temp_written#3", "atomic.renamed#3"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("point", slow_except(  # the lock, each file's rename, the stored file
     ["board.locked", "atomic.renamed#1", "board.submission_stored", "board.json_written",
      "atomic.renamed#3"], ADD_STEPS))
@@ -137,6 +138,7 @@ def _generated(out: Path) -> dict:
     return manifest
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("point", slow_except(  # the old output kept whole, and absent
     ["staging.created", "staging.old_moved_aside"],
     ["staging.created", "staging.filled", "staging.old_moved_aside"]))

@@ -16,6 +16,9 @@ import pytest
 from conftest import require_tool
 from icgbench.release import locate
 
+#: The examples run from other folders: whole scripts, several seconds each (make test-slow).
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 R_EXAMPLES = ("read_release.R", "submit_glm.R")
 R_HINT = "install r-base-core and r-cran-jsonlite"

@@ -7,8 +7,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from conftest import require_tool
 from icgbench.api.tables import load_table
+
+#: The R examples run end to end: whole scripts (make test-slow).
+pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -265,6 +265,7 @@ def test_shipped_roots_are_what_brentq_solves_now() -> None:
     assert _roots_match(frozen_cohorts()) == set(solved_roots())  # and nothing stale ships
 
 
+@pytest.mark.slow
 def test_the_small_tiers_roots_are_what_brentq_solves_now() -> None:
     """The fast case of the test above: the small tier's cohorts (one per variant)."""
     from icgbench.generator.reference import frozen_cohorts

@@ -20,6 +20,9 @@ from conftest import require_tool
 from icgbench.cli import main
 from leaderboard_helpers import two_entry_board
 
+#: The page's checker in Chromium: a browser per module (make test-slow).
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 ICGBENCH = Path(sys.executable).parent / "icgbench"
 @pytest.fixture(scope="module")

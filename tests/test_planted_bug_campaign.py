@@ -79,6 +79,7 @@ def _fitted(release: Path, model: str = "logistic_direct", variant: str = "linea
     return contributed(fitted.submission(data))
 
 
+@pytest.mark.slow
 def test_a_release_that_is_no_recorded_generation_is_never_admitted(release, tmp_path,
                                                                     monkeypatch, capsys):
     """Kills queue-unrecorded-generation-admitted: with its generation record gone, the

@@ -1,12 +1,12 @@
 """docs/quickstart.md prints what it says.
 
-The page's ```bash, ```python and ```r blocks run in order in an empty temporary folder
-with ICGBENCH_RELEASE set to this repository: the shared blocks (before the first
-"## In ..." heading), then those of "## In Python" (fast) or of "## In R" (slow: the R
+The page's ```bash, ```python and ```r blocks run in order in an empty temporary folder with
+ICGBENCH_RELEASE set to this repository: the shared blocks (before the first "## In ..."
+heading), then those of "## In Python" or of "## In R" (both in make test-slow; for R the R
 package is installed into a temporary library first). bash blocks run in bash with the
-venv's bin first on PATH; each python block is a script of its own run by the venv's
-Python; each r block a script of its own run by Rscript. A block whose previous line is
-``<!-- not run ... -->`` is skipped.
+venv's bin first on PATH; each python block is a script of its own run by the venv's Python;
+each r block a script of its own run by Rscript. A block whose previous line is ``<!-- not
+run ... -->`` is skipped.
 
 The convention for outputs: a ```text block right after a code block (blank lines between
 allowed) is everything that block prints, stdout and stderr together, compared line by
@@ -30,6 +30,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+#: The quickstart's steps run as written, in a fresh folder: a trip of commands (make test-slow).
+pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "docs" / "quickstart.md"

@@ -164,6 +164,7 @@ def test_committed_full_tier_descriptor_matches_its_seeds():
 
 # --- freezing -----------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_freeze_is_byte_identical_when_rerun(tmp_path, mini):
     root = tmp_path / "again"
     freeze.freeze(MINI, root)

@@ -202,6 +202,7 @@ def test_a_killed_download_leaves_staging_that_the_next_one_removes(mini, tmp_pa
     assert not list(dest.glob(".download.*"))
 
 
+@pytest.mark.slow
 def test_a_killed_build_leaves_staging_that_the_next_one_removes(mini, tmp_path):
     root = mini.path.parents[2]
     data_dir = root / MINI.data_dir

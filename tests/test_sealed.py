@@ -190,6 +190,7 @@ def test_the_board_grades_with_the_key_and_checks_without_it(at_release, submiss
     assert verify(board, tier="sealed")[1] == []  # without the key: checked, not re-graded
 
 
+@pytest.mark.slow
 def test_a_new_key_needs_a_new_sealed_release(release, tmp_path, monkeypatch):
     import shutil
 

@@ -231,6 +231,7 @@ def test_an_entry_of_an_unrecorded_generation_fails_verify_by_name(at_release, t
             problems[0])
 
 
+@pytest.mark.slow
 def test_a_retired_generation_is_graded_with_its_published_key(release, tmp_path,
                                                                monkeypatch):
     root = tmp_path / "release"

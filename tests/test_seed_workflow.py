@@ -138,6 +138,7 @@ def _example(outdir: Path, *extra: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=300)
 
 
+@pytest.mark.slow
 def test_the_example_script_writes_a_small_leaderboard(tmp_path):
     run = _example(tmp_path / "out", "--models", "random", "correlation", "--jobs", "1")
     assert run.returncode == 0, run.stderr

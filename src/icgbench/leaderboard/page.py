@@ -21,6 +21,7 @@ only as data URIs, and nothing fetched from anywhere.
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import statistics
 from collections.abc import Callable
@@ -71,23 +72,35 @@ class Page:
     pages: dict[str, str]
 
 
+@functools.lru_cache(maxsize=128)
+def _truth_reader_reports(variant: str, seed: int, tier: str, fingerprint: str,
+                          k: tuple[tuple[str, int | None], ...]) -> tuple[dict, ...]:
+    """The ceiling's and the oracle's reports on one cohort, graded once per process for
+    each release content (``fingerprint`` names it): a page and its figures both draw the
+    reference lines, and one grading takes about a third of a second per cohort."""
+    from icgbench.models import CohortData, get_model
+    from icgbench.scorer import score
+
+    data = CohortData.load(variant, seed, tier)
+    ks = dict(k)
+    out = []
+    for name in truth_readers():
+        model = get_model(name)
+        model.fit(data)
+        out.append(score(model.submission(data), structure_k=ks.get(name)).document)
+    return tuple(out)
+
+
 def oracle_entries(entries: list[LeaderboardEntry]) -> list[LeaderboardEntry]:
     """The ceiling and the oracle scored on every cohort the board holds (empty without
     the release), graded as every model is: structure at the K* of their calibration-cohort
     submission (docs/baselines.md grades them the same way)."""
     from icgbench.api.tables import tier_descriptor
-    from icgbench.models import CohortData, get_model
-    from icgbench.scorer import score
     from icgbench.tasks.graph_metrics import best_k
 
     def reports(variant: str, seed: int, tier: str, k: dict[str, int | None]) -> list[dict]:
-        data = CohortData.load(variant, seed, tier)
-        out = []
-        for name in truth_readers():
-            model = get_model(name)
-            model.fit(data)
-            out.append(score(model.submission(data), structure_k=k.get(name)).document)
-        return out
+        return list(_truth_reader_reports(variant, seed, tier, tier_descriptor(tier).fingerprint(),
+                                          tuple(sorted(k.items()))))
 
     out = []
     fingerprints: dict[tuple[str, int], set[str]] = {}
