@@ -272,7 +272,7 @@ def test_every_command_has_its_exit_code_cases():
 #: (demo and plots by test_bench, audit on an unfrozen seed by test_seed_workflow): here
 #: they run in make test-slow.
 ASSERTED_ELSEWHERE = {("demo", 0): "test_bench", ("bench audit", 0): "test_seed_workflow",
-                      ("bench plots", 0): "test_bench"}
+                      ("bench plots", 0): "test_bench", ("bench power", 0): "test_power"}
 
 
 @pytest.mark.parametrize(("command", "code"), [
