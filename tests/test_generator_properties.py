@@ -24,7 +24,7 @@ cohorts = st.builds(
 )
 
 
-@pytest.mark.parametrize("n", examples(5, 100))
+@pytest.mark.parametrize("n", examples(3, 100))
 def test_tables_are_consistent_for_any_size_seed_and_follow_up(n):
     """Each example simulates a cohort at a follow-up no release has (its constants solved
     afresh, about 0.4 s): a few in the fast suite, a campaign in CI."""

@@ -126,7 +126,7 @@ def isolated(tmp_path_factory) -> tuple[Path, Path]:
 
 #: Importing lingam loads semopy, sympy and matplotlib (3 to 5 s beyond scikit-learn): its
 #: case runs in make test-slow; the fast suite fits direct_lingam in test_structure_baselines.
-ISOLATION_SLOW = {"direct_lingam"}
+ISOLATION_SLOW = {"direct_lingam", "mbcnet_boosted"}
 
 
 @pytest.mark.parametrize("name", slow_except(

@@ -105,8 +105,8 @@ def _same_verdict(doc) -> None:
     assert (fast[1] == 0) == full
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                    HealthCheck.data_too_large])
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                   HealthCheck.data_too_large])
 @given(documents())
 def test_fast_validation_agrees_with_jsonschema(doc):
     _same_verdict(doc)

@@ -303,6 +303,7 @@ def test_sealed_truth_is_independent_of_every_open_cohort(release):
 
 # --- the command line ------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_freeze_sealed_from_the_command_line(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(tiers, "SEALED", SMALL)  # small cohorts, read where they are used
     root = tmp_path / "release"
