@@ -20,11 +20,22 @@ from conftest import require_tool
 from icgbench.cli import main
 from leaderboard_helpers import two_entry_board
 
-#: The page's checker in Chromium: a browser per module (make test-slow).
-pytestmark = pytest.mark.slow
+#: The tests that drive the page in Chromium (a browser per module) run in make test-slow.
+browser = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[1]
 ICGBENCH = Path(sys.executable).parent / "icgbench"
+#: (published schema, its compiled validator as shipped, the global name it defines).
+COMPILED_VALIDATORS = [
+    ("submission.schema.json", "src/icgbench/leaderboard/templates/submission_schema.js",
+     "icgValidateSubmission"),
+    ("score-report.schema.json", "schemas/checker/score_report_schema.js",
+     "icgValidateScoreReport"),
+    ("leaderboard-entry.schema.json", "schemas/checker/leaderboard_entry_schema.js",
+     "icgValidateLeaderboardEntry"),
+]
+
+
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> Path:
     board = two_entry_board(tmp_path_factory)
@@ -65,6 +76,7 @@ def _validate(files: list[Path]) -> list[dict]:
     return json.loads(done.stdout)
 
 
+@browser
 def test_the_page_agrees_with_icgbench_validate_on_every_file_of_the_corpus(page, tmp_path):
     files = write_corpus(tmp_path / "corpus")
     assert len(files) >= 50
@@ -91,6 +103,7 @@ def test_the_page_agrees_with_icgbench_validate_on_every_file_of_the_corpus(page
     assert all(url.startswith("file://") for url in page.requests)  # nothing fetched
 
 
+@browser
 def test_a_file_dropped_on_the_page_is_checked(page, tmp_path):
     """The drop zone, not only the file input: a drop event carrying a file."""
     files = write_corpus(tmp_path / "corpus")
@@ -115,18 +128,20 @@ def test_the_index_links_the_check_page_and_the_page_is_self_contained(site):
     assert "new Function" not in html and "eval(" not in html  # runs under script-src hashes
 
 
-def test_the_compiled_schema_validator_is_built_from_the_published_schema(tmp_path):
-    """submission_schema.js is what tools/ajv/build-checker.js makes of the schema today."""
+@pytest.mark.parametrize(("schema", "shipped", "name"), COMPILED_VALIDATORS)
+def test_the_compiled_schema_validator_is_built_from_the_published_schema(tmp_path, schema,
+                                                                          shipped, name):
+    """Each compiled validator (the page's and R's submission checker, R's score-report and
+    leaderboard-entry checks) is what tools/ajv/build-checker.js makes of its schema today."""
     node = require_tool("node", "install nodejs (make test does)")
     if not (ROOT / "tools/ajv/node_modules/ajv/package.json").is_file():
         pytest.fail("run `npm ci` in tools/ajv (make test does)")
-    out = tmp_path / "submission_schema.js"
-    subprocess.run([node, "build-checker.js", str(ROOT / "schemas/submission.schema.json"),
-                    str(out)], cwd=ROOT / "tools/ajv", check=True, timeout=120)
-    shipped = ROOT / "src/icgbench/leaderboard/templates/submission_schema.js"
-    assert out.read_bytes() == shipped.read_bytes(), (
-        "rebuild it: cd tools/ajv && node build-checker.js ../../schemas/submission.schema.json "
-        "../../src/icgbench/leaderboard/templates/submission_schema.js")
+    out = tmp_path / "out.js"
+    subprocess.run([node, "build-checker.js", str(ROOT / "schemas" / schema), str(out), name],
+                   cwd=ROOT / "tools/ajv", check=True, timeout=120)
+    assert out.read_bytes() == (ROOT / shipped).read_bytes(), (
+        f"rebuild it: cd tools/ajv && node build-checker.js ../../schemas/{schema} "
+        f"../../{shipped} {name}")
 
 
 def test_the_published_checker_facts_are_current():
@@ -138,6 +153,7 @@ def test_the_published_checker_facts_are_current():
         "schemas/checker/facts.json is stale: run `make schemas`")
 
 
+@browser
 def test_several_files_get_one_verdict_each_and_a_summary(page, tmp_path):
     files = write_corpus(tmp_path / "corpus")
     chosen = [p for p in files if p.name in ("valid.json", "valid.json.gz", "parse_empty.json")]
@@ -149,6 +165,7 @@ def test_several_files_get_one_verdict_each_and_a_summary(page, tmp_path):
     assert page.inner_text("#check-result p.summary") == "2 of 3 files valid"
 
 
+@browser
 def test_a_valid_file_of_another_tier_is_said_to_be_refused_by_the_board(page, tmp_path):
     assert page.get_attribute("#check-result", "data-board-tier") == "small"
     assert page.locator("text=This board takes small-tier submissions").count() == 1
@@ -164,6 +181,7 @@ def test_a_valid_file_of_another_tier_is_said_to_be_refused_by_the_board(page, t
     assert page.locator("#check-result p.tier-note").count() == 0
 
 
+@browser
 def test_a_table_wider_than_the_page_says_which_columns_are_out_of_view(page, site):
     tab = page.context.browser.new_page(viewport={"width": 700, "height": 900})
     try:

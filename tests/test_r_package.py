@@ -68,7 +68,10 @@ def test_the_r_package_copies_its_contract_from_the_one_source(rscript, library)
     pairs += [(ROOT / "schemas" / "checker" / "facts.json", installed / "checker" / "facts.json")]
     pairs += [(ROOT / "src/icgbench/leaderboard/templates" / name, installed / "checker" / name)
               for name in ("submission_schema.js", "checker_core.js")]
-    assert len(pairs) == 6
+    pairs += [(p, installed / "checker" / p.name) for p in (ROOT / "schemas/checker").glob(
+        "*_schema.js")]
+    assert len(pairs) == 8
+    assert not (installed / "js" / "ajv7.bundle.js").exists()  # one validator: no ajv at run time
     for source, shipped in pairs:
         assert shipped.read_bytes() == source.read_bytes(), shipped
     tracked = subprocess.run(["git", "ls-files", "r/inst/schemas", "r/inst/checker"], cwd=ROOT,

@@ -12,7 +12,8 @@
 #'   its tables, hash-checked and typed by their Table Schemas;
 #' * [icg_submission()], [icg_write_submission()], [icg_read_submission()]:
 #'   a submission from data frames, written at full precision;
-#' * [icg_validate()]: the published JSON Schema, checked by ajv in V8;
+#' * [icg_validate()]: the published JSON Schemas, checked in V8 by the
+#'   validators ajv compiled ahead (the page's code);
 #' * [icg_truth()], [icg_score()], [icg_baselines()], [icg_metrics]: the
 #'   metrics of the five tasks, ported from the Python scorer;
 #' * [icg_conformance()]: the repository's hand-computed fixtures, which the

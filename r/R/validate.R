@@ -1,20 +1,23 @@
+# The published schemas other than the submission's are checked by their validators compiled
+# ahead by ajv (tools/ajv/build-checker.js: standalone code, no ajv at run time), shipped in
+# inst/checker beside the submission checker. One JavaScript validator per schema, the
+# same code on the page, in R and in the repository's tests.
 validator <- new.env(parent = emptyenv())
 
+# Published schema -> (its compiled validator's file in inst/checker, the global it defines).
+COMPILED <- list(
+  "score-report" = c("score_report_schema.js", "icgValidateScoreReport"),
+  "leaderboard-entry" = c("leaderboard_entry_schema.js", "icgValidateLeaderboardEntry"))
+
 validator_js <- "
-var icgValidators = {};
-function icgCompile(key, schemaText) {
-  var ajv = new ajv7({allErrors: true, strict: true});
-  icgValidators[key] = ajv.compile(JSON.parse(schemaText));
-  return true;
-}
-function icgValidate(key, text) {
+function icgValidate(name, text) {
   var doc;
   try {
     doc = JSON.parse(text);
   } catch (err) {
     return JSON.stringify({valid: false, errors: ['/ not readable JSON: ' + err.message]});
   }
-  var validate = icgValidators[key];
+  var validate = globalThis[name];
   var valid = validate(doc);
   var errors = (validate.errors || []).map(function (e) {
     return (e.instancePath || '/') + ' ' + e.message;
@@ -45,32 +48,15 @@ icg_schema_path <- function(name = "submission") {
 context <- function() {
   if (is.null(validator$ctx)) {
     ctx <- V8::v8()
-    ctx$source(system.file("js", "ajv7.bundle.js", package = "icgbench"))
+    for (compiled in COMPILED) ctx$source(checker_file(compiled[[1]]))
     ctx$eval(validator_js)
     validator$ctx <- ctx
-    validator$compiled <- character()
   }
   validator$ctx
 }
 
-compiled_key <- function(schema) {
-  published <- c("submission", "score-report", "leaderboard-entry")
-  path <- if (schema %in% published) icg_schema_path(schema) else schema
-  text <- utf8_text(read_bytes(path), path)
-  key <- digest::digest(text, algo = "sha256", serialize = FALSE)
-  ctx <- context()
-  if (!(key %in% validator$compiled)) {
-    tryCatch(ctx$call("icgCompile", key, text),
-             error = function(e) fail("%s: ajv cannot compile this schema (%s)", path,
-                                      conditionMessage(e)))
-    validator$compiled <- c(validator$compiled, key)
-  }
-  key
-}
-
 validate_text <- function(text, schema, where) {
-  key <- compiled_key(schema)
-  verdict <- jsonlite::fromJSON(context()$call("icgValidate", key, text),
+  verdict <- jsonlite::fromJSON(context()$call("icgValidate", COMPILED[[schema]][[2]], text),
                                 simplifyVector = TRUE)
   errors <- as.character(unlist(verdict$errors))
   structure(list(document = where, valid = verdict$valid,
@@ -89,14 +75,15 @@ validate_text <- function(text, schema, where) {
 #' edges). The checker is the same JavaScript the leaderboard page runs, with
 #' the same message templates as the Python scorer. Messages are `/pointer:
 #' text` lines (JSON Pointer, 0-based), in document order: the first
-#' `max_errors`, then how many there are in all. Other published schemas
-#' (`"score-report"`, `"leaderboard-entry"`, or a schema file) are checked with
-#' ajv alone.
+#' `max_errors`, then how many there are in all. The other published schemas
+#' (`"score-report"`, `"leaderboard-entry"`) are checked by their validators
+#' compiled ahead by ajv, with ajv's messages.
 #'
 #' @param x A file path, a submission list, or JSON text of class `json`
 #'   (e.g. from [jsonlite::toJSON()]).
-#' @param schema `"submission"`, `"score-report"`, `"leaderboard-entry"`, or
-#'   the path of a draft-07 schema file.
+#' @param schema `"submission"`, `"score-report"` or `"leaderboard-entry"`
+#'   (the published schemas; another schema file needs a JSON Schema validator
+#'   of its own, such as the jsonvalidate package).
 #' @param release The release to check the header and ids against: an
 #'   [icg_release()] or a release root. By default the one at
 #'   `ICGBENCH_RELEASE` (else `ICGBENCH_ROOT`, else the working folder); when
@@ -111,6 +98,13 @@ validate_text <- function(text, schema, where) {
 #' @export
 icg_validate <- function(x, schema = "submission", release = NULL,
                          max_errors = DEFAULT_MAX_ERRORS) {
+  if (!is.character(schema) || length(schema) != 1 ||
+      !(schema %in% c("submission", names(COMPILED)))) {
+    fail(paste("schema must be \"submission\", \"score-report\" or \"leaderboard-entry\"",
+               "(the published schemas); got %s"),
+         if (is.character(schema) && length(schema) == 1) encodeString(schema, quote = "\"")
+         else sprintf("a %s of length %d", class(schema)[1], length(schema)))
+  }
   if (identical(schema, "submission")) {
     doc <- document_bytes(x)
     return(check_bytes(doc$bytes, doc$where, release_facts(release), max_errors))

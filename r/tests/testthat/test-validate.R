@@ -90,6 +90,7 @@ test_that("files: gzip, not JSON, not UTF-8, JSON text", {
   writeLines('{"seed": NaN}', nan)
   expect_false(icg_validate(nan)$valid)
   expect_false(icg_validate(jsonlite::toJSON(list(seed = 0), auto_unbox = TRUE))$valid)
-  expect_error(icg_validate(example, "nope"), "no such file")
+  expect_error(icg_validate(example, "nope"), "schema must be .* got \"nope\"")
+  expect_error(icg_validate(example, icg_schema_path("submission")), "the published schemas")
   expect_output(print(icg_validate(junk)), "INVALID")
 })
