@@ -48,8 +48,9 @@ def register(commands: argparse._SubParsersAction) -> None:
                        "submissions/, append its entry. Files for the release's calibration "
                        "cohort are added first (structure_recovery's K* is chosen there).")
     p.add_argument("submission", type=Path, nargs="+",
-                   help="submission files (.json or .json.gz), or folders of them (score "
-                   "reports, *.report.json, are left out); all are added or none")
+                   help="submission files (.json or .json.gz), folders or archives (.zip, "
+                   ".tar, .tar.gz, .tgz) of them (score reports, *.report.json, are left "
+                   "out); all are added or none")
     p.add_argument("--notes", default="", help="free-form notes recorded on the entry "
                    "(at most 2000 characters)")
     p.add_argument("--dir", type=Path, default=None, help=DIR_HELP)
@@ -164,13 +165,16 @@ def _dir(args: argparse.Namespace, attr: str = "dir") -> Path:
 
 
 def run_add(args: argparse.Namespace) -> int:
+    from icgbench.cli.scoring import unpacked
     from icgbench.leaderboard import board
     from icgbench.scorer.files import submission_files
 
     folder = _dir(args)
     try:
-        entries = board.add_all(submission_files(args.submission), folder, args.notes,
-                                tier=args.tier, lock_timeout=args.lock_timeout)
+        with unpacked() as unpack_into:
+            entries = board.add_all(submission_files(args.submission, unpack_into).files,
+                                    folder, args.notes, tier=args.tier,
+                                    lock_timeout=args.lock_timeout)
     except board.FilesInvalid as exc:
         for path, problem in exc.invalid:
             print(f"INVALID {printable(str(path))} ({problem.stage}):")

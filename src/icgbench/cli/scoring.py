@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,8 +35,9 @@ def register(commands: argparse._SubParsersAction) -> None:
         "checks no schema can express (ids, lengths, data version, variant hash); each file "
         "is reported on its own. Exit 0 all valid, 1 any invalid, 2 usage error.")
     p.add_argument("files", type=Path, nargs="+", metavar="file",
-                   help="submission files (.json or .json.gz), or folders of them (a "
-                   "folder's *.report.json files are score reports and left out)")
+                   help="submission files (.json or .json.gz), folders of them, or archives "
+                   "(.zip, .tar, .tar.gz, .tgz) of them (*.report.json files are score "
+                   "reports and left out)")
     _common(p, file=False)
     p.set_defaults(func=run_validate)
 
@@ -43,8 +46,9 @@ def register(commands: argparse._SubParsersAction) -> None:
         description="Validate and grade every task a submission attempts, against the "
         "hash-verified truth of the release. Exit 0 scored, 1 invalid, 2 usage error.")
     p.add_argument("files", type=Path, nargs="+", metavar="file",
-                   help="submission file (.json or .json.gz); several files or a folder "
-                   "of them are each graded, each report written beside its file")
+                   help="submission file (.json or .json.gz); several files, a folder or "
+                   "an archive (.zip, .tar, .tar.gz, .tgz) of them are each graded, each "
+                   "report written beside its file (an archive's in <archive>.reports/)")
     _common(p, file=False)
     p.add_argument("--out", type=Path, default=None,
                    help="report file (default: <submission>.report.json beside it; one "
@@ -116,11 +120,12 @@ def _verdict(file: Path, args: argparse.Namespace, several: bool) -> tuple[int, 
 
 
 def run_validate(args: argparse.Namespace) -> int:
-    from icgbench.scorer.files import submission_files
+    from icgbench.scorer import files
 
-    several = len(args.files) > 1 or any(f.is_dir() for f in args.files)
-    args.files = submission_files(args.files)
-    results = [_verdict(file, args, several) for file in args.files]
+    several = files.several(args.files)
+    with unpacked() as folder:
+        args.files = files.submission_files(args.files, folder, args.max_bytes).files
+        results = [_verdict(file, args, several) for file in args.files]
     if args.json:
         verdicts = [verdict for _, verdict in results]
         print_json(verdicts if several else verdicts[0])
@@ -150,14 +155,18 @@ def _default_report_path(file: Path) -> Path:
 
 
 def run_score(args: argparse.Namespace) -> int:
-    from icgbench.scorer.files import submission_files
+    from icgbench.scorer import files as inputs
 
-    several = len(args.files) > 1 or any(f.is_dir() for f in args.files)
-    files = submission_files(args.files)
+    several = inputs.several(args.files)
     if several and args.out is not None:
         raise UsageError("--out names one report: with several submissions each report is "
                          "written beside its file")
-    results = [_grade_file(file, args, None if several else args.out) for file in files]
+    with unpacked() as folder:
+        unit = inputs.submission_files(args.files, folder, args.max_bytes)
+        files = unit.files
+        results = [_grade_file(file, args, _beside_archive(file, unit.archive_of.get(file))
+                               if several else args.out)
+                   for file in files]
     if args.json:
         documents = [document for _, document, _ in results]
         print_json(documents if several else documents[0])
@@ -172,9 +181,31 @@ def run_score(args: argparse.Namespace) -> int:
             print(f"wrote the score report to {out}")
     if several and not args.json:
         bad = sum(code != 0 for code, _, _ in results)
-        print(f"scored {len(results) - bad} of {len(results)} files; each report is beside "
-              "its submission (<name>.report.json)")
+        where = ("beside its submission (<name>.report.json)" if not unit.archive_of else
+                 "beside its submission, or in <archive>.reports/ for an archive's")
+        print(f"scored {len(results) - bad} of {len(results)} files; each report is {where}")
     return max(code for code, _, _ in results)
+
+
+@contextlib.contextmanager
+def unpacked() -> Iterator[Path]:
+    """A private temporary folder for the archives a command line names, removed after."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="icgbench-unpacked-") as folder:
+        yield Path(folder)
+
+
+def _beside_archive(file: Path, archive: Path | None) -> Path | None:
+    """Where the report of an archive's submission goes: ``<archive>.reports/`` beside the
+    archive (None: beside the submission itself)."""
+    if archive is None:
+        return None
+    from icgbench.io.atomic import ensure_writable_dir
+
+    folder = archive.with_name(f"{archive.name}.reports")
+    ensure_writable_dir(folder)
+    return folder / _default_report_path(file).name
 
 
 def _grade_file(file: Path, args: argparse.Namespace, out: Path | None

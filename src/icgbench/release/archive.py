@@ -42,7 +42,7 @@ _EXTENDED = (tarfile.XHDTYPE, tarfile.XGLTYPE, tarfile.SOLARIS_XHDTYPE,
              tarfile.GNUTYPE_LONGNAME, tarfile.GNUTYPE_LONGLINK)
 
 
-class _BoundedTarInfo(tarfile.TarInfo):
+class BoundedTarInfo(tarfile.TarInfo):
     """A member header that refuses, before tarfile reads them, an oversized extended
     header, a long run of extended headers and the sparse formats (whose maps tarfile
     reads without a bound)."""
@@ -145,7 +145,7 @@ def unpack_verified(archive: Path, descriptor: Descriptor, stage: Path) -> None:
     expected = {r.path: r for r in descriptor.resources}
     seen: set[str] = set()
     try:
-        with tarfile.open(archive, mode="r:gz", tarinfo=_BoundedTarInfo) as tar:
+        with tarfile.open(archive, mode="r:gz", tarinfo=BoundedTarInfo) as tar:
             for member in tar:
                 name = member.name
                 if not _safe_member_name(name):
