@@ -49,6 +49,10 @@ def test_the_wheel_installs_alone_and_runs_the_offline_trip(tmp_path):
     wheels, sdists = list(dist.glob("*.whl")), list(dist.glob("*.tar.gz"))
     assert len(wheels) == 1 and len(sdists) == 1
     _run([sys.executable, "-m", "twine", "check", "--strict", *wheels, *sdists], "twine check")
+    import tarfile
+
+    with tarfile.open(sdists[0]) as sdist:  # the GPL test schema is not distributed
+        assert not [n for n in sdist.getnames() if "tests/data/zenodo" in n]
 
     venv = tmp_path / "fresh"
     _run([sys.executable, "-m", "venv", venv], "python -m venv")

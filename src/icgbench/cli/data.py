@@ -13,8 +13,9 @@ from icgbench.cli._common import (
     positive_float,
     positive_int,
     print_json,
+    say_err,
 )
-from icgbench.errors import InvalidInputError, UsageError
+from icgbench.errors import InvalidInputError, UsageError, UserError
 from icgbench.release import generations, tiers
 from icgbench.release.descriptor import SEALED_KEY_ENV
 from icgbench.release.download import (
@@ -339,7 +340,13 @@ def run_download(args: argparse.Namespace) -> int:
     d = tier_descriptor(args.tier)
     dest = args.outdir if args.outdir is not None else d.base
     limits = download.Limits(deadline=args.timeout, min_rate=args.min_rate)
-    installed = download.download(d, dest, args.url, args.retries, limits)
+    try:
+        installed = download.download(d, dest, args.url, args.retries, limits)
+    except UserError:
+        if not args.url and d.tier != SEALED_NAME:
+            say_err(f"icgbench: where no mirror answers, build the {d.tier} tier here instead "
+                    f"(no network, the same bytes): icgbench data build --tier {d.tier}")
+        raise
     files = f"{len(d.resources)} files of the {d.tier} tier"
     if installed.cached is not None:
         print(f"using the cached archive {installed.cached} (already downloaded from "
