@@ -144,6 +144,7 @@ def _python_verdict(path: Path) -> tuple[bool, str]:
     return True, "valid"
 
 
+@pytest.mark.slow  # a corpus campaign through R (tens of seconds)
 def test_r_and_python_validators_agree_on_fixtures_examples_and_broken_submissions(
         rscript, library, tmp_path):
     documents = _documents(tmp_path)
@@ -221,6 +222,7 @@ writeLines(jsonlite::toJSON(out, auto_unbox = TRUE, null = "null"), args[2])
 """
 
 
+@pytest.mark.slow  # a corpus campaign through R (tens of seconds)
 def test_r_and_python_say_the_same_thing_about_every_file_of_the_corpus(rscript, library,
                                                                           tmp_path):
     """icg_validate and `icgbench validate` give the same verdict, stage, count and

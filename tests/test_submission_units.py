@@ -118,7 +118,11 @@ def _packed(folder: Path, archive: Path, extra: dict[str, bytes] | None = None) 
 
 
 @pytest.mark.parametrize("name", ["model.zip", "model.tar.gz", "model.tgz", "model.tar"])
-def test_an_archive_is_validated_scored_and_added_as_one_unit(tmp_path, capsys, name):
+def test_an_archive_is_validated_scored_and_added_as_one_unit(tmp_path, capsys, monkeypatch,
+                                                              name):
+    scratch = tmp_path / "scratch"  # this test's own temporary folder, to see it emptied
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
     folder = _folder(tmp_path)
     archive = _packed(folder, tmp_path / name, {"model/README.md": b"notes",
                                                  "model/old.report.json": b"{}"})
@@ -134,7 +138,7 @@ def test_an_archive_is_validated_scored_and_added_as_one_unit(tmp_path, capsys, 
     assert main(["leaderboard", "add", str(archive), "--dir", str(board), "--tier",
                  "small"]) == 0
     assert len(json.loads((board / "leaderboard.json").read_text())["entries"]) == 2
-    assert not list(Path(tempfile.gettempdir()).glob("icgbench-unpacked-*"))
+    assert not list(scratch.iterdir())  # the unpacked files are gone
 
 
 @pytest.mark.parametrize(("member", "data", "message"), [
