@@ -192,3 +192,16 @@ def test_the_docs_state_the_archive_bounds_the_code_applies():
     text = " ".join((Path(__file__).parents[1] / "docs" / "submission.md").read_text().split())
     assert f"at most {MAX_MEMBERS:,} members and {MAX_TOTAL_BYTES // 2**30} GiB unpacked" in text
     assert ", ".join(f"`{s}`" for s in ARCHIVE_SUFFIXES) in text
+
+
+def test_an_archive_of_too_many_members_is_refused_before_it_is_unpacked(tmp_path, capsys):
+    import zipfile
+
+    from icgbench.scorer.archives import MAX_MEMBERS
+
+    crowded = tmp_path / "crowded.zip"
+    with zipfile.ZipFile(crowded, "w") as z:
+        for i in range(MAX_MEMBERS + 1):
+            z.writestr(f"notes/{i}.txt", b"")
+    assert main(["validate", str(crowded)]) == 1
+    assert f"more than {MAX_MEMBERS} members" in capsys.readouterr().err
