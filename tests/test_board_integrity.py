@@ -303,3 +303,17 @@ def test_every_reader_checks_each_entry_against_the_entry_schema(tmp_path, board
         err = capsys.readouterr().err
         assert field in err and "Traceback" not in err
     assert not (tmp_path / "site").exists()
+
+
+def test_a_board_file_that_is_not_a_board_is_named_by_every_reader(tmp_path, capsys):
+    """load_board (show, verify, add) and migrate say which file is wrong."""
+    from icgbench.leaderboard.maintenance import migrate
+    from icgbench.leaderboard.store import load_board
+
+    folder = tmp_path / "board"
+    folder.mkdir()
+    (folder / JSON_NAME).write_text('{"entries": 3}')
+    for read in (lambda: load_board(folder), lambda: migrate(folder)):
+        with pytest.raises(InvalidInputError) as refused:
+            read()
+        assert str(refused.value).startswith(f"{folder / JSON_NAME} is not a leaderboard")

@@ -270,3 +270,18 @@ def test_a_model_on_five_of_thirty_cohorts_is_listed_as_partial_after_the_comple
     overall = html[html.index('data-task="overall"'):]
     order = re.findall(r'</span>(\w+)(?: <span class="partial">partial</span>)?</td>', overall)
     assert order.index("five_cohorts") > order.index("panel_regression")
+
+
+def test_the_reference_lines_cover_every_cohort_the_board_holds(tmp_path):
+    """The oracle and the ceiling are graded on each cohort with an entry, not the last one."""
+    from icgbench.leaderboard.page import oracle_entries
+    from icgbench.leaderboard.store import load_board
+    from leaderboard_helpers import submission_file
+
+    folder = tmp_path / "board"
+    files = [submission_file(tmp_path, "random", v) for v in ("linear_lowhet", "nonlinear_obs")]
+    assert main(["leaderboard", "add", *map(str, files), "--dir", str(folder), "--tier",
+                 "small"]) == 0
+    lines = oracle_entries(load_board(folder, new_tier=None).entries)
+    assert sorted((e.variant_name, e.model_name) for e in lines) == [
+        (v, m) for v in ("linear_lowhet", "nonlinear_obs") for m in ("ceiling", "oracle")]

@@ -342,3 +342,22 @@ def test_every_guess_is_equally_likely_and_covers_every_reversal_set():
     variant = get_variant("misspecified_signs_v2")
     assert len(guesses) == len(list(itertools.combinations(variant.flip_candidates,
                                                            variant.n_flips)))
+
+
+def test_a_panel_answer_is_a_model_whose_name_has_no_dot():
+    """A sweep names files and rows after its models: prior_shift_0.005's dot becomes _."""
+    assert ModelFree("prior_shift_0.005").name == "model_free_prior_shift_0_005"
+    assert ModelFree("constant").name == "model_free_constant"
+
+
+def test_the_published_panel_scores_are_the_model_free_scores_tables_with_their_cohort():
+    from icgbench.bench.model_free import published
+
+    table = published([("linear_lowhet", 0), ("nonlinear_obs", 0)], "small")
+    for variant in ("linear_lowhet", "nonlinear_obs"):
+        rows = table[table.cohort == variant].drop(columns=["cohort", "seed"])
+        expected = load_table(variant, "model_free_scores", 0, "small", role="truth")
+        assert rows.reset_index(drop=True).equals(expected.reset_index(drop=True))
+    assert set(table.seed) == {0} and len(table) == sum(
+        len(load_table(v, "model_free_scores", 0, "small", role="truth"))
+        for v in ("linear_lowhet", "nonlinear_obs"))

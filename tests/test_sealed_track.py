@@ -303,6 +303,24 @@ def test_sealed_truth_is_independent_of_every_open_cohort(release):
 
 # --- the command line ------------------------------------------------------------------------
 
+def test_freeze_check_regenerates_a_sealed_release_and_names_a_tampered_commitment(
+        release, tmp_path, monkeypatch, capsys):
+    """`freeze --tier sealed --check` on an existing release (the fast half of the test
+    below, which freezes one first)."""
+    root = tmp_path / "release"
+    shutil.copytree(release, root)
+    monkeypatch.setattr(tiers, "SEALED", SMALL)
+    monkeypatch.setenv(sealed.KEY_ENV, KEY)
+    assert main(["freeze", "--tier", "sealed", "--check", "--root", str(root)]) == 0
+    assert "matches" in capsys.readouterr().out
+    path = root / SMALL.descriptor_path
+    doc = json.loads(path.read_text())
+    doc["icgbench:sealed"]["truth_commitment"][f"{VARIANT}.s0"]["graph"] = "sha256:" + "0" * 64
+    path.write_text(json.dumps(doc))
+    assert main(["freeze", "--tier", "sealed", "--check", "--root", str(root)]) == 1
+    assert f"{VARIANT} seed 0: the regenerated" in capsys.readouterr().out
+
+
 @pytest.mark.slow
 def test_freeze_sealed_from_the_command_line(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(tiers, "SEALED", SMALL)  # small cohorts, read where they are used

@@ -157,3 +157,11 @@ def test_the_example_script_with_every_reference_model(tmp_path):
     run = _example(tmp_path / "out")
     assert run.returncode == 0, run.stderr
     assert "the leaderboard to" in run.stdout.splitlines()[-1]
+
+
+def test_an_unfrozen_cohort_may_follow_its_subjects_for_one_month():
+    from icgbench.release.unfrozen import unfrozen_tier
+
+    assert unfrozen_tier("linear_lowhet", 7, n_subjects=10, months=1).months == 1
+    with pytest.raises(ValueError, match="months must be at least 1, got 0"):
+        unfrozen_tier("linear_lowhet", 7, n_subjects=10, months=0)
