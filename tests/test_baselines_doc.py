@@ -113,3 +113,12 @@ def test_the_page_counts_the_adjacent_ranks_that_are_real():
     table, separable, pairs = separability_table(pd.DataFrame(rows), {"oracle"})
     assert (separable, pairs) == (2, 4)  # a > b in both rankings; b vs c in neither
     assert table[2].startswith("| `x` | 1 of 2 | 1 of 2 | - |")  # overall, then auroc
+
+
+def test_difficulty_tiers_keep_the_sweeps_cohort_order(per_seed):
+    """The difficulty table lists cohorts in the order the sweep ran them, not sorted."""
+    from icgbench.bench.normalize import difficulty_tiers
+
+    backwards = per_seed.sort_values("cohort", ascending=False, kind="stable")
+    assert list(dict.fromkeys(difficulty_tiers(backwards).cohort)) == ["y", "x"]
+    assert list(dict.fromkeys(difficulty_tiers(per_seed).cohort)) == ["x", "y"]

@@ -361,3 +361,23 @@ def test_the_published_panel_scores_are_the_model_free_scores_tables_with_their_
     assert set(table.seed) == {0} and len(table) == sum(
         len(load_table(v, "model_free_scores", 0, "small", role="truth"))
         for v in ("linear_lowhet", "nonlinear_obs"))
+
+
+def test_the_published_panel_scores_are_read_from_the_release_given(tmp_path, monkeypatch):
+    """``root`` names the release read, whatever release would be located."""
+    import shutil
+
+    from icgbench.bench.model_free import published
+    from icgbench.release.tiers import TIERS
+
+    copy = tmp_path / "copy"
+    d = tier_descriptor("small")
+    for r in d.resources:
+        if r.variant == "linear_lowhet" and r.table == "model_free_scores":
+            (copy / r.path).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(d.base / r.path, copy / r.path)
+    shutil.copyfile(d.path, copy / TIERS["small"].descriptor_path)
+    expected = load_table("linear_lowhet", "model_free_scores", 0, "small", role="truth")
+    monkeypatch.setenv("ICGBENCH_RELEASE", str(tmp_path / "nowhere"))  # locates nothing
+    table = published([("linear_lowhet", 0)], "small", root=copy)
+    assert table.drop(columns=["cohort", "seed"]).equals(expected)
