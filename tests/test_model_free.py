@@ -381,3 +381,22 @@ def test_the_published_panel_scores_are_read_from_the_release_given(tmp_path, mo
     monkeypatch.setenv("ICGBENCH_RELEASE", str(tmp_path / "nowhere"))  # locates nothing
     table = published([("linear_lowhet", 0)], "small", root=copy)
     assert table.drop(columns=["cohort", "seed"]).equals(expected)
+
+
+def test_an_answer_that_reads_the_truth_reads_its_own_cohorts(monkeypatch):
+    """On a full-tier cohort (seed 1, not the variant's first seed), the hindsight answers
+    read that cohort's truth."""
+    import icgbench.scorer.truth as truth_module
+
+    asked = []
+    real = truth_module.load_truth
+
+    def spy(d, variant, seed, *args, **kwargs):
+        asked.append((d.tier, variant, seed))
+        return real(d, variant, seed, *args, **kwargs)
+
+    monkeypatch.setattr(truth_module, "load_truth", spy)
+    data = CohortData.load("linear_lowhet", 1, "full")
+    model = ModelFree(sorted(READS_TRUTH)[0])
+    model.predict(data)
+    assert asked == [("full", "linear_lowhet", 1)]

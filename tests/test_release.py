@@ -460,3 +460,11 @@ def test_a_boolean_column_is_written_true_or_false_in_the_csv_twin():
     table = pa.table({"flag": pa.array([True, False, None])})
     schema = {"fields": [{"name": "flag", "type": "boolean"}]}
     assert csv_text(table, schema).decode().splitlines() == ["flag", "true", "false", '""']
+
+
+def test_a_missing_release_file_is_named_as_one(tmp_path):
+    from icgbench.errors import UsageError
+    from icgbench.release.encode import read_parquet
+
+    with pytest.raises(UsageError, match=r"^missing release file .*none\.parquet$"):
+        read_parquet(tmp_path / "none.parquet", {"fields": []})
