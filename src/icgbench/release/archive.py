@@ -76,7 +76,8 @@ class BoundedTarInfo(tarfile.TarInfo):
     _proc_gnusparse_00 = _proc_gnusparse_01 = _proc_gnusparse_10 = _sparse
 
 
-def _name(name: str) -> str:
+def quoted_name(name: str) -> str:
+    """A member name as a message quotes it: escaped and cut to 200 characters."""
     return repr(untrusted.shown(name))
 
 
@@ -135,7 +136,8 @@ def archive_limit(descriptor: Descriptor) -> int:
     return 2 * (content + 1024 * members) + (1 << 20)
 
 
-def _safe_member_name(name: str) -> bool:
+def safe_member_name(name: str) -> bool:
+    """A member name that stays inside the folder it is unpacked into."""
     path = PurePosixPath(name)
     return bool(name) and not path.is_absolute() and ".." not in path.parts and "\\" not in name
 
@@ -148,14 +150,14 @@ def unpack_verified(archive: Path, descriptor: Descriptor, stage: Path) -> None:
         with tarfile.open(archive, mode="r:gz", tarinfo=BoundedTarInfo) as tar:
             for member in tar:
                 name = member.name
-                if not _safe_member_name(name):
-                    raise InvalidInputError(f"archive member {_name(name)} would escape the "
+                if not safe_member_name(name):
+                    raise InvalidInputError(f"archive member {quoted_name(name)} would escape the "
                                             "target folder")
                 if not member.isfile():
-                    raise InvalidInputError(f"archive member {_name(name)} is not a regular "
+                    raise InvalidInputError(f"archive member {quoted_name(name)} is not a regular "
                                             "file")
                 if name in seen:
-                    raise InvalidInputError(f"archive member {_name(name)} appears twice")
+                    raise InvalidInputError(f"archive member {quoted_name(name)} appears twice")
                 seen.add(name)
                 source = tar.extractfile(member)
                 assert source is not None
@@ -166,13 +168,13 @@ def unpack_verified(archive: Path, descriptor: Descriptor, stage: Path) -> None:
                                                 "the committed descriptor")
                     continue
                 if name not in expected:
-                    raise InvalidInputError(f"archive member {_name(name)} is not in the "
+                    raise InvalidInputError(f"archive member {quoted_name(name)} is not in the "
                                             "descriptor")
                 r = expected[name]
                 if member.size != r.bytes:
-                    raise InvalidInputError(f"archive member {_name(name)} declares {member.size} "
-                                            f"bytes; the descriptor says {r.bytes} (nothing "
-                                            "was written)")
+                    raise InvalidInputError(f"archive member {quoted_name(name)} declares "
+                                            f"{member.size} bytes; the descriptor says "
+                                            f"{r.bytes} (nothing was written)")
                 digest, size = hashlib.sha256(), 0
                 target = stage / name
                 target.parent.mkdir(parents=True, exist_ok=True)
@@ -187,16 +189,16 @@ def unpack_verified(archive: Path, descriptor: Descriptor, stage: Path) -> None:
                                             f"{digest.hexdigest()}; expected {r.bytes} bytes, "
                                             f"{r.hash})")
     except RecursionError:  # a nesting no bound above foresaw: refused all the same
-        raise InvalidInputError(f"corrupt archive {_name(archive.name)}: its headers are "
+        raise InvalidInputError(f"corrupt archive {quoted_name(archive.name)}: its headers are "
                                 "nested too deeply") from None
     except (tarfile.TarError, EOFError, OSError, gzip.BadGzipFile, zlib.error,
             ValueError) as exc:  # ValueError: tarfile parses some header fields unchecked
-        raise InvalidInputError(f"corrupt or truncated archive {_name(archive.name)}: "
+        raise InvalidInputError(f"corrupt or truncated archive {quoted_name(archive.name)}: "
                                 f"{untrusted.printable(untrusted.shown(str(exc)))}") from None
     missing = sorted(set(expected) - seen)
     if missing:
         raise InvalidInputError(f"archive lacks {len(missing)} file(s) of the release, first "
-                                f"{_name(missing[0])}")
+                                f"{quoted_name(missing[0])}")
 
 
 def install(archive: Path, descriptor: Descriptor, dest: Path) -> Path:

@@ -25,6 +25,7 @@ from typing import BinaryIO
 
 from icgbench.errors import InvalidInputError
 from icgbench.io.untrusted import printable, shown
+from icgbench.release.archive import BoundedTarInfo, quoted_name, safe_member_name
 
 ARCHIVE_SUFFIXES = (".zip", ".tar", ".tar.gz", ".tgz")
 #: The most members read from one archive (a model's submissions are about thirty files).
@@ -55,17 +56,17 @@ def unpack_submissions(archive: Path, into: Path, is_submission_name: Callable[[
             base = PurePosixPath(name).name
             if not is_submission_name(Path(base)):
                 continue
-            if not _safe(name):
-                raise InvalidInputError(f"{where}: member {_quoted(name)} would leave the "
+            if not safe_member_name(name):
+                raise InvalidInputError(f"{where}: member {quoted_name(name)} would leave the "
                                         "folder it is unpacked into")
             if kind != "file":
-                raise InvalidInputError(f"{where}: member {_quoted(name)} is a {kind}, not a "
+                raise InvalidInputError(f"{where}: member {quoted_name(name)} is a {kind}, not a "
                                         "regular file")
             if base in written:
-                raise InvalidInputError(f"{where}: two submissions named {_quoted(base)}")
+                raise InvalidInputError(f"{where}: two submissions named {quoted_name(base)}")
             target = into / base
             total += _copy_bounded(source(), target, max_bytes, f"{where}: member "
-                                   f"{_quoted(name)}")
+                                   f"{quoted_name(name)}")
             if total > MAX_TOTAL_BYTES:
                 raise InvalidInputError(f"{where}: more than {MAX_TOTAL_BYTES} bytes unpacked")
             written[base] = target
@@ -93,8 +94,6 @@ def _members(archive: Path) -> Iterator[tuple[str, str, Callable[[], BinaryIO | 
                         "file" if (mode & 0o170000) in (0, 0o100000) else "special")
                 yield info.filename, kind, (lambda info=info: z.open(info))
         return
-    from icgbench.release.archive import BoundedTarInfo
-
     with tarfile.open(archive, mode="r:*", tarinfo=BoundedTarInfo) as tar:
         for member in tar:
             kind = ("file" if member.isfile() else "folder" if member.isdir() else
@@ -114,11 +113,3 @@ def _copy_bounded(source: BinaryIO | None, target: Path, max_bytes: int, what: s
     return size
 
 
-def _safe(name: str) -> bool:
-    path = PurePosixPath(name)
-    return (bool(name) and not path.is_absolute() and ".." not in path.parts
-            and "\\" not in name and "\x00" not in name)
-
-
-def _quoted(name: str) -> str:
-    return repr(shown(name))
