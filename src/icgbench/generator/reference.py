@@ -18,9 +18,10 @@ the simulation's vectorised exp and log differ in the last bit between CPUs (num
 AVX2 and AVX-512 paths), which moves a freshly solved root by an ulp or two. It also saves
 importing scipy.optimize (about half a second, more than simulating 20,000 subjects). A
 test solves them again and requires agreement to brentq's accuracy; ``python -m
-icgbench.generator.shipped`` rewrites the file for every cohort of the frozen tiers,
-and with it ``published_effects.json`` (:data:`~icgbench.generator.simulator.PUBLISHED_EFFECTS`:
-the frozen cohorts' published effects, which the model-free panel of every cohort reads).
+icgbench.generator.shipped --roots`` rewrites the file for every cohort of the frozen tiers
+(with a data version bump only: on another CPU the bits may move). ``--effects`` rewrites
+``published_effects.json`` (:data:`~icgbench.generator.simulator.PUBLISHED_EFFECTS`: the
+frozen cohorts' published effects, which the model-free panel of every cohort reads).
 Other cohorts and follow-ups are solved at run time.
 """
 

@@ -169,7 +169,8 @@ def simulate(
 #: The frozen cohorts' published effects, shipped so that simulating one cohort need not
 #: simulate the test split of every other frozen cohort of its variant (the model-free
 #: panel's donors): ``"<variant_hash>/<seed>/<months>/<n_test>"`` -> {intervention: effect}.
-#: ``python -m icgbench.generator.shipped`` rewrites it; a test simulates them again.
+#: ``python -m icgbench.generator.shipped --effects`` rewrites it; a test simulates them
+#: again.
 PUBLISHED_EFFECTS = "published_effects.json"
 
 
