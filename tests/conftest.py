@@ -52,6 +52,21 @@ def examples(fast: int, campaign: int) -> list:
 SESSION_FOLDER = "ICGBENCH_TEST_SESSION_FOLDER"
 
 
+def pytest_sessionstart(session) -> None:
+    """Start every session with the package's process caches empty. mutmut runs the suite
+    once in its own process, then forks a child per mutant, which runs the suite again: a
+    result cached in the first run (an entry's schema verdict, a family's candidates) would
+    answer for the mutated function, so the mutant would never run."""
+    import sys
+
+    for name, module in list(sys.modules.items()):
+        if name.split(".")[0] != "icgbench" or module is None:
+            continue
+        for value in list(vars(module).values()):
+            if callable(getattr(value, "cache_clear", None)):
+                value.cache_clear()
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _session_folder(tmp_path_factory) -> None:
     import os
@@ -141,3 +156,14 @@ def full_tier_root() -> Path:
                       stacklevel=1)
         freeze.build(TIERS["full"], ROOT, jobs=2)
     return ROOT
+
+
+@pytest.fixture
+def no_board_figures(monkeypatch) -> None:
+    """Pages built without the figures drawn from the board: matplotlib takes about 1.6 s of
+    a small board's 2 s page. For modules that read a page's tables, links and files, never
+    its figures (``pytestmark = pytest.mark.usefixtures("no_board_figures")``); the figures
+    are drawn and checked in test_figure_colors and test_leaderboard_page."""
+    from icgbench.bench import plots
+
+    monkeypatch.setattr(plots, "board_figures", lambda *args, **kwargs: [])

@@ -23,6 +23,9 @@ from icgbench.leaderboard.store import CSV_NAME, JSON_NAME, csv_text, json_text
 from icgbench.leaderboard.verify import verify
 from leaderboard_helpers import submission_doc, submission_file
 
+# Pages here are read for their tables, links and files: built without the board's figures.
+pytestmark = pytest.mark.usefixtures("no_board_figures")
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

@@ -46,6 +46,9 @@ from leaderboard_helpers import (
     two_entry_board,
 )
 
+# Pages here are read for their tables, links and files: built without the board's figures.
+pytestmark = pytest.mark.usefixtures("no_board_figures")
+
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = json.loads((ROOT / "schemas" / "examples" / "leaderboard-entry.json").read_text())
 
@@ -431,18 +434,21 @@ def _entries(count: int) -> list[LeaderboardEntry]:
     return out
 
 
-def test_a_worker_task_does_not_grow_with_the_board(tmp_path):
+# The scale checks run on a smaller board in the fast suite, at full scale in make test-slow.
+@pytest.mark.parametrize("large", [1000, pytest.param(5000, marks=pytest.mark.slow)])
+def test_a_worker_task_does_not_grow_with_the_board(tmp_path, large):
     sizes = {n: max(len(pickle.dumps(t)) for t in _tasks(tmp_path, _entries(n), None))
-             for n in (100, 5000)}
-    assert sizes[5000] <= sizes[100] + 16, sizes  # a longer version string, at most
+             for n in (100, large)}
+    assert sizes[large] <= sizes[100] + 16, sizes  # a longer version string, at most
 
 
-def test_a_large_board_is_checked_in_linear_time(tmp_path, capsys):
-    entries = _entries(3000)
+@pytest.mark.parametrize("large", [600, pytest.param(3000, marks=pytest.mark.slow)])
+def test_a_large_board_is_checked_in_linear_time(tmp_path, capsys, large):
+    entries = _entries(large)
     write_board(tmp_path, "full", entries)
     code, text = run(capsys, "verify", tmp_path, "--jobs", "2")
-    assert code == 1 and "OK" not in text and "3000 entries" in text
-    assert text.count("unreadable") == 3000  # every entry was looked at, none crashed
+    assert code == 1 and "OK" not in text and f"{large} entries" in text
+    assert text.count("unreadable") == large  # every entry was looked at, none crashed
 
 
 # Behaviours that had no test: formula defusing, lock timeouts of repair and migrate.

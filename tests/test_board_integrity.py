@@ -31,6 +31,9 @@ from leaderboard_helpers import (
     two_entry_board,
 )
 
+# Pages here are read for their tables, links and files: built without the board's figures.
+pytestmark = pytest.mark.usefixtures("no_board_figures")
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

@@ -25,6 +25,9 @@ from icgbench.leaderboard.page import build_page
 from icgbench.leaderboard.ranking import rank_category, rank_metric, rank_overall
 from icgbench.leaderboard.store import json_text, load_board
 
+# Pages here are read for their tables, links and files: built without the board's figures.
+pytestmark = pytest.mark.usefixtures("no_board_figures")
+
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = json.loads((ROOT / "schemas" / "examples" / "leaderboard-entry.json").read_text())
 ALPHA_STD = math.sqrt(0.42 / 18)

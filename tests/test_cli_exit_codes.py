@@ -28,6 +28,9 @@ from leaderboard_helpers import submission_file
 from release_helpers import MINI, mini_release, served
 from scoring_helpers import template
 
+# Pages here are read for their tables, links and files: built without the board's figures.
+pytestmark = pytest.mark.usefixtures("no_board_figures")
+
 
 def leaf_commands() -> set[str]:
     """Every runnable command of the parser, as 'group sub' strings."""

@@ -12,6 +12,9 @@ import pytest
 
 from icgbench.cli import build_parser, main
 
+# Pages here are read for their tables, links and files: built without the board's figures.
+pytestmark = pytest.mark.usefixtures("no_board_figures")
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

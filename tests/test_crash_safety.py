@@ -29,6 +29,9 @@ from icgbench.leaderboard.verify import verify
 from icgbench.release.encode import sha256_file
 from leaderboard_helpers import small_board_copy, submission_file
 
+# Pages here are read for their tables, links and files: built without the board's figures.
+pytestmark = pytest.mark.usefixtures("no_board_figures")
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

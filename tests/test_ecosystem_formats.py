@@ -36,6 +36,9 @@ from icgbench.release.dataset_card import (
 from icgbench.release.descriptions import render, stale_descriptions, write_tier_descriptions
 from icgbench.release.descriptor import SYNTHETIC_NOTICE, Descriptor, load_descriptor
 
+# Pages here are read for their tables, links and files: built without the board's figures.
+pytestmark = pytest.mark.usefixtures("no_board_figures")
+
 ROOT = Path(__file__).resolve().parents[1]
 DESCRIPTORS = {"small": ROOT / "datapackage.json",
                "full": ROOT / "datasets" / "full" / "datapackage.json"}

@@ -15,7 +15,7 @@ from icgbench.models import DECLARATIONS, CohortData, get_model
 from icgbench.tasks import TASKS
 
 #: Train subjects kept: enough for every model to fit, few enough to fit each twice quickly.
-TRAIN_SUBJECTS = 300
+TRAIN_SUBJECTS = 100
 
 
 @pytest.fixture(scope="module")

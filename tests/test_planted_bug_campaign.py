@@ -34,6 +34,9 @@ from release_helpers import mini_release
 from sealed_helpers import KEY, contributed, sealed_release
 from test_release_hostile import _global_headers
 
+# Pages here are read for their tables, links and files: built without the board's figures.
+pytestmark = pytest.mark.usefixtures("no_board_figures")
+
 # --- names: the floor line and the registry's claim on its skeleton ------------------------
 
 def test_the_floor_line_is_the_registry_floor_at_a_reference_version_off_the_sealed_board():

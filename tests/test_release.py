@@ -118,7 +118,7 @@ def test_committed_small_tier_verifies_deep():
 
 def test_verify_deep_catches_enum_pattern_and_duplicate_keys(mini):
     doc = json.loads(mini.path.read_text())
-    r = next(x for x in doc["resources"] if x["name"] == "linear_lowhet.s7.subjects.parquet")
+    r = next(x for x in doc["resources"] if x["name"] == "linear_lowhet.s0.subjects.parquet")
     path = mini.base / r["path"]
     table = pq.read_table(path)
     ids = table["subject_id"].to_pylist()
@@ -223,21 +223,21 @@ def test_freeze_check_names_every_table_that_differs(mini):
     mini.path.write_text(json.dumps(doc))
     problems = freeze.check(MINI, mini.base.parents[1])
     assert len(problems) == 2
-    assert all("linear_lowhet.s7.graph" in p for p in problems)
+    assert all("linear_lowhet.s0.graph" in p for p in problems)
 
 
 # --- verification -------------------------------------------------------------------------------
 
 def test_verify_names_altered_missing_and_truncated_files(mini):
     resources = {r.name: r for r in mini.resources}
-    altered = resources["nonlinear_obs.s7.subjects.csv"]
+    altered = resources["nonlinear_obs.s0.subjects.csv"]
     path = mini.base / altered.path
     data = bytearray(path.read_bytes())
     data[-5] ^= 0xFF
     path.write_bytes(bytes(data))
-    missing = resources["misspecified_signs.s7.graph.parquet"]
+    missing = resources["misspecified_signs.s0.graph.parquet"]
     (mini.base / missing.path).unlink()
-    truncated = resources["linear_lowhet.s7.observations.parquet"]
+    truncated = resources["linear_lowhet.s0.observations.parquet"]
     p = mini.base / truncated.path
     p.write_bytes(p.read_bytes()[:100])
     verdict = verify(mini)
@@ -251,7 +251,7 @@ def test_verify_names_altered_missing_and_truncated_files(mini):
 def test_verify_checks_table_schema_constraints(mini):
     doc = json.loads(mini.path.read_text())
     r = next(x for x in doc["resources"]
-             if x["name"] == "linear_lowhet.s7.test_outcomes.parquet")
+             if x["name"] == "linear_lowhet.s0.test_outcomes.parquet")
     path = mini.base / r["path"]
     table = pq.read_table(path)
     risk = table["true_risk"].to_pylist()
@@ -270,7 +270,7 @@ def test_verify_checks_table_schema_constraints(mini):
 
 def test_verify_checks_foreign_keys(mini):
     doc = json.loads(mini.path.read_text())
-    r = next(x for x in doc["resources"] if x["name"] == "linear_lowhet.s7.masks.parquet")
+    r = next(x for x in doc["resources"] if x["name"] == "linear_lowhet.s0.masks.parquet")
     path = mini.base / r["path"]
     table = pq.read_table(path)
     ids = table["subject_id"].to_pylist()
@@ -286,7 +286,7 @@ def test_verify_checks_foreign_keys(mini):
 
 
 def test_verify_accepts_same_content_written_differently(mini):
-    r = next(x for x in mini.resources if x.name == "nonlinear_mixhost.s7.subjects.parquet")
+    r = next(x for x in mini.resources if x.name == "nonlinear_mixhost.s0.subjects.parquet")
     path = mini.base / r.path
     pq.write_table(pq.read_table(path), path, compression="snappy")  # another writer
     verdict = verify(mini)
@@ -298,7 +298,7 @@ def test_verify_and_the_cli_name_a_resource_whose_row_count_is_wrong(mini, capsy
     """The file is intact (same bytes, same hash) but the descriptor promises another number
     of rows: the descriptor, not the file, is wrong, and the verifier must say where."""
     doc = json.loads(mini.path.read_text())
-    name = "nonlinear_obs.s7.subjects.parquet"
+    name = "nonlinear_obs.s0.subjects.parquet"
     r = next(x for x in doc["resources"] if x["name"] == name)
     rows = pq.read_metadata(mini.base / r["path"]).num_rows
     assert r["icgbench:rows"] == rows == sum(MINI.sizes.values())
@@ -325,7 +325,7 @@ def test_verify_and_the_cli_name_a_resource_whose_row_count_is_wrong(mini, capsy
 
 def test_a_csv_file_promising_other_rows_than_its_parquet_twin_fails(mini, capsys):
     doc = json.loads(mini.path.read_text())
-    name = "nonlinear_obs.s7.subjects.csv"
+    name = "nonlinear_obs.s0.subjects.csv"
     r = next(x for x in doc["resources"] if x["name"] == name)
     rows = r["icgbench:rows"]
     r["icgbench:rows"] = rows + 1
@@ -376,7 +376,7 @@ def test_load_table_public_and_truth():
 
 
 def test_load_table_refuses_an_altered_file(mini):
-    r = next(x for x in mini.resources if x.name == "linear_lowhet.s7.subjects.parquet")
+    r = next(x for x in mini.resources if x.name == "linear_lowhet.s0.subjects.parquet")
     path = mini.base / r.path
     path.write_bytes(path.read_bytes()[:-10] + b"0" * 10)
     root = mini.base.parents[1]

@@ -217,7 +217,7 @@ def test_a_killed_build_leaves_staging_that_the_next_one_removes(mini, tmp_path)
 
 
 def _sparse_member() -> bytes:
-    info = tarfile.TarInfo("linear_lowhet/seed7/graph.parquet")
+    info = tarfile.TarInfo("linear_lowhet/seed0/graph.parquet")
     info.type = tarfile.GNUTYPE_SPARSE
     return gzip.compress(info.tobuf(format=tarfile.GNU_FORMAT) + b"\0" * 1024)
 

@@ -153,7 +153,7 @@ def _sparse_map(text: str) -> bytes:
     """A tar.gz whose one member's pax header holds a GNU sparse map ``text``."""
     raw = io.BytesIO()
     with tarfile.open(fileobj=raw, mode="w", format=tarfile.PAX_FORMAT) as tar:
-        info = tarfile.TarInfo("linear_lowhet/seed7/graph.parquet")
+        info = tarfile.TarInfo("linear_lowhet/seed0/graph.parquet")
         info.size = 1
         info.pax_headers = {"GNU.sparse.map": text, "GNU.sparse.name": "x"}
         tar.addfile(info, io.BytesIO(b"x"))

@@ -31,6 +31,9 @@ from icgbench.release.descriptor import load_descriptor
 from icgbench.scorer import score, validate
 from sealed_helpers import KEY, SMALL, contributed, sealed_release
 
+# Pages here are read for their tables, links and files: built without the board's figures.
+pytestmark = pytest.mark.usefixtures("no_board_figures")
+
 VARIANT = "linear_lowhet"
 
 

@@ -29,6 +29,9 @@ from icgbench.release.locate import release_root
 from icgbench.scorer import grade, validate
 from sealed_helpers import KEY, SMALL, contributed, sealed_release
 
+# Pages here are read for their tables, links and files: built without the board's figures.
+pytestmark = pytest.mark.usefixtures("no_board_figures")
+
 VARIANT = "linear_lowhet"
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import json
 import re
 from dataclasses import dataclass, fields
 from typing import Any
@@ -37,6 +38,26 @@ def _validator() -> Any:
     from jsonschema import Draft7Validator
 
     return Draft7Validator(contract.json_schema("leaderboard-entry"))
+
+
+def _schema_problem(data: Any) -> str | None:
+    """What the entry schema says of ``data`` (None when it is valid)."""
+    from icgbench.scorer.schema_check import shorten
+
+    errors = sorted(_validator().iter_errors(data), key=lambda e: list(e.absolute_path))
+    if not errors:
+        return None
+    where = "/".join(map(str, errors[0].absolute_path)) or "(entry)"
+    return f"leaderboard entry invalid at {where}: {shorten(errors[0].message)}"
+
+
+@functools.lru_cache(maxsize=16384)
+def _schema_problem_of_text(text: str) -> str | None:
+    """:func:`_schema_problem` of the entry whose JSON text is ``text``, once per text: a
+    process that reads one board several times (``add`` then ``render``, ``verify`` of a
+    branch against its base) checks each distinct row once, and a row that differs in any
+    value, type or key order is checked afresh."""
+    return _schema_problem(json.loads(text))
 
 
 @dataclass(frozen=True)
@@ -83,16 +104,17 @@ class LeaderboardEntry:
     @classmethod
     def from_dict(cls, data: Any) -> LeaderboardEntry:
         """An entry from a document of the current schema version (validated)."""
-        from icgbench.scorer.schema_check import shorten
-
         if not isinstance(data, dict):
             raise InvalidInputError(f"a leaderboard entry must be a JSON object, not "
                                     f"{type(data).__name__}")
-        errors = sorted(_validator().iter_errors(data), key=lambda e: list(e.absolute_path))
-        if errors:
-            where = "/".join(map(str, errors[0].absolute_path)) or "(entry)"
-            raise InvalidInputError(f"leaderboard entry invalid at {where}: "
-                                    f"{shorten(errors[0].message)}")
+        try:
+            text = json.dumps(data)
+        except (TypeError, ValueError):  # not JSON (a Python caller's object): check as is
+            problem = _schema_problem(data)
+        else:
+            problem = _schema_problem_of_text(text)
+        if problem is not None:
+            raise InvalidInputError(problem)
         if (problem := timestamp_problem(data["submitted_at"])) is not None:
             raise InvalidInputError(f"leaderboard entry invalid at submitted_at: {problem}")
         return cls.verified(data)
