@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import roc_auc_score
 
+from conftest import examples
 from icgbench.api.tables import load_table
 from icgbench.contract.vocabulary import OUTCOME_NODE, STATES
 from icgbench.generator import get_variant, variant_names
@@ -86,3 +87,46 @@ def test_reference_averages_do_not_depend_on_the_order_of_addition():
     np.testing.assert_array_equal(exact_mean(rows), exact_mean(shuffled))
     np.testing.assert_array_equal(exact_sd(rows), exact_sd(shuffled))
     np.testing.assert_allclose(exact_sd(rows), rows.std(axis=1), rtol=1e-13)
+
+
+def _exact_intercept(eta: np.ndarray, rate: float) -> float:
+    """The intercept as the module defined it before numpy screened its steps: every
+    bisection step decided by the correctly rounded mean."""
+    values = eta.tolist()
+
+    def mean_risk(b: float) -> float:
+        return math.fsum(-math.expm1(-math.exp(min(b + e, 700.0))) for e in values) / len(
+            values)
+
+    low, high = -50.0, 50.0
+    for _ in range(200):
+        mid = 0.5 * (low + high)
+        if mid in (low, high):
+            break
+        low, high = (mid, high) if mean_risk(mid) < rate else (low, mid)
+    return 0.5 * (low + high)
+
+
+@pytest.mark.parametrize("n", examples(25, 400))
+def test_the_screened_bisection_gives_the_exact_bits(n):
+    """numpy decides the bisection's steps far from the root: the intercept is still the
+    exactly decided one, bit for bit, on spreads, offsets, ties and extremes."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from icgbench.generator.prior import _intercept
+
+    values = st.floats(-800.0, 800.0, allow_nan=False)
+    etas = st.one_of(
+        st.lists(values, min_size=1, max_size=300),
+        st.builds(lambda seed, scale, shift, size: (np.random.default_rng(seed).normal(
+            shift, scale, size)).tolist(), st.integers(0, 2**32 - 1), st.floats(0, 5),
+            st.floats(-10, 10), st.integers(1, 2000)))
+
+    @settings(max_examples=n, deadline=None)
+    @given(etas, st.floats(1e-6, 1 - 1e-6))
+    def check(eta, rate):
+        array = np.asarray(eta, dtype=np.float64)
+        assert _intercept(array, rate).hex() == _exact_intercept(array, rate).hex()
+
+    check()
