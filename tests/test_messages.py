@@ -101,3 +101,24 @@ def test_a_closed_pipe_ends_quietly(tmp_path):
     _, err = proc.communicate(timeout=120)
     assert err == b""
     assert proc.returncode == BROKEN_PIPE
+
+
+def test_a_command_leaves_the_package_logger_as_it_found_it(capsys):
+    """A command's log handler writes to the standard error it ran with: left installed, a
+    later call in the same process (a notebook, a test) would log into a stream its caller
+    has since closed, and print logging's own traceback instead."""
+    import io
+    import logging
+
+    logger = logging.getLogger("icgbench")
+    before = (logger.handlers[:], logger.level, logger.propagate)
+    assert main(["-v", "data", "cite"]) == 0
+    assert (logger.handlers, logger.level, logger.propagate) == before
+    closed = io.StringIO()
+    closed.close()
+    old, sys.stderr = sys.stderr, closed
+    try:
+        logging.getLogger("icgbench.release").warning("after the command")
+    finally:
+        sys.stderr = old
+    assert "Logging error" not in capsys.readouterr().err

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import logging
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from icgbench import __version__
 from icgbench.errors import UserError
@@ -119,8 +120,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     for stream in (sys.stdout, sys.stderr):  # a message may quote undecodable input
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
-    with printable_streams():
+    with printable_streams(), _logging_restored():
         return _main(argv)
+
+
+@contextlib.contextmanager
+def _logging_restored() -> Iterator[None]:
+    """The package logger as it was before the command: its handler writes to the standard
+    error the command ran with, which a caller running commands in its own process (a
+    notebook, a test) may close or replace afterwards."""
+    root = logging.getLogger("icgbench")
+    saved = (root.handlers[:], root.level, root.propagate)
+    try:
+        yield
+    finally:
+        root.handlers[:], root.level, root.propagate = saved
 
 
 def _main(argv: Sequence[str] | None) -> int:
