@@ -70,6 +70,7 @@ class RidgeBottleneck:
         return self.stage2.predict_proba(states.to_numpy())
 
 
+@pytest.mark.slow
 def test_a_scikit_learn_pipeline_becomes_a_graded_risk_submission(cohort, tmp_path):
     x = features(cohort, "train")
     y = cohort.train_outcomes.set_index("subject_id").loc[x.index].event
@@ -97,6 +98,7 @@ def test_a_bottleneck_shaped_object_gets_every_per_subject_block(cohort):
     assert model.units == {}  # cleared afterwards
 
 
+@pytest.mark.slow
 def test_the_reference_bottleneck_models_go_through_the_adapter(quick_cohort, monkeypatch):
     import icgbench.api.adapter as adapter
 

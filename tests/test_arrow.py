@@ -110,6 +110,7 @@ def columns(draw):
     return values, (mask if masked else None)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(columns())
 def test_array_equals_pa_array_in_type_values_and_nulls(column) -> None:

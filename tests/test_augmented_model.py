@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from icgbench.contract.vocabulary import STATES
 from icgbench.generator import INTERVENTIONS, get_variant, prior_direction
@@ -29,6 +30,7 @@ def test_two_rows_per_intervention_per_subject_weighing_one_copy_in_all():
     assert set(labels) <= {0.0, 1.0}
 
 
+@pytest.mark.slow
 def test_the_synthetic_rows_pull_the_reversed_coefficients_towards_the_prior():
     """misspecified_signs seed 0 reverses a state (drawn; truth only). The data say the
     opposite of the prior, so without the synthetic rows its coefficient sits on its

@@ -32,6 +32,7 @@ def small_sweep(tmp_path_factory):
     return out, result.per_seed, result.summary, result.ran
 
 
+@pytest.mark.slow
 def test_sweep_writes_per_seed_and_summary(small_sweep):
     out, per_seed, summary, ran = small_sweep
     assert ran == 6 and len(per_seed) == 6
@@ -59,6 +60,7 @@ def test_sweep_resumes_without_recomputing(small_sweep):
     pd.testing.assert_frame_equal(again.per_seed, per_seed)
 
 
+@pytest.mark.slow
 def test_plots_are_written_and_non_empty(small_sweep, tmp_path, capsys):
     out, _, _, _ = small_sweep
     assert main(["bench", "plots", "--inputdir", str(out), "--outdir", str(tmp_path)]) == 0
@@ -135,6 +137,7 @@ def test_unwritable_default_falls_back_to_a_temporary_folder(tmp_path, capsys, m
     assert os.path.isfile(doc["submission"])
 
 
+@pytest.mark.slow
 def test_demo_prints_the_table_and_where_files_went(tmp_path, capsys):
     assert main(["demo", "--outdir", str(tmp_path)]) == 0
     out = capsys.readouterr().out

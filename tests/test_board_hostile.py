@@ -314,6 +314,7 @@ def test_each_confusable_pair_of_the_documented_rule_is_refused(tmp_path, board,
     assert code == 1 and "look-alike" in text, (twin, text)
 
 
+@pytest.mark.slow
 def test_a_look_alike_version_is_refused(tmp_path, board, capsys):
     copy = small_board_copy(board, tmp_path)
     assert run(capsys, "add", _named(tmp_path, "mine", "0.3.0"), "--dir", copy)[0] == 0
@@ -336,6 +337,7 @@ def _hand_added(folder: Path, doc: dict) -> LeaderboardEntry:
     return entry
 
 
+@pytest.mark.slow
 def test_a_pr_added_reference_name_is_refused_and_never_a_reference_line(tmp_path, board,
                                                                          capsys):
     copy = small_board_copy(board, tmp_path)
@@ -456,6 +458,7 @@ def test_a_large_board_is_checked_in_linear_time(tmp_path, capsys, large):
 LEADING = [*FORMULA_START, " =", " +", " -", " @", "  =", "\r\n"]
 
 
+@pytest.mark.slow
 def test_every_formula_start_is_defused_in_the_csv(tmp_path, capsys):
     folder = tmp_path / "board"
     notes = [f"{lead}SUM(A1)" for lead in LEADING] + ["plain text", "a=b"]
@@ -526,6 +529,7 @@ def test_fractions_of_a_second_are_kept():
 
 # Outputs inside a board would be strays that fail its verification.
 
+@pytest.mark.slow
 @pytest.mark.parametrize("inside", [".", "site", "submissions/site"])
 def test_no_output_folder_may_lie_inside_a_board(tmp_path, board, capsys, inside):
     folder = small_board_copy(board, tmp_path)

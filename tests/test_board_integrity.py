@@ -57,6 +57,7 @@ def _fields(problems) -> set[str]:
     return {p.field for p in problems}
 
 
+@pytest.mark.slow
 def test_the_public_board_takes_full_tier_entries_only(tmp_path, board):
     folder = tmp_path / "public"
     with pytest.raises(InvalidInputError, match=r"full-tier board .* small-tier submission"):
@@ -178,6 +179,7 @@ HOSTILE_NOTES = ["line one\rline two\r\nline three\n", '=HYPERLINK("http://x","y
                  "+1+2", "-2", "@SUM(A1)", "\tTab", ' =1', 'quote " and , comma', "é ☃ \x00"]
 
 
+@pytest.mark.slow
 def test_free_text_keeps_its_content_and_never_breaks_the_csv(tmp_path):
     folder = tmp_path / "board"
     notes = "\n".join(HOSTILE_NOTES)
@@ -271,6 +273,7 @@ except UserError as exc:
 """
 
 
+@pytest.mark.slow
 def test_concurrent_adds_of_one_key_keep_the_stored_file_of_the_entry_kept(tmp_path):
     folder = tmp_path / "board"
     files = []

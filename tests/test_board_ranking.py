@@ -241,6 +241,7 @@ def test_hostile_notes_are_shown_on_one_short_line():
     assert all(c.isprintable() for c in shown)
 
 
+@pytest.mark.slow
 def test_a_model_on_five_of_thirty_cohorts_is_listed_as_partial_after_the_complete_ones(
         tmp_path, capsys):
     """Issue 37's case: a copy of the board's best model, renamed, on linear_lowhet's five
@@ -275,6 +276,7 @@ def test_a_model_on_five_of_thirty_cohorts_is_listed_as_partial_after_the_comple
     assert order.index("five_cohorts") > order.index("panel_regression")
 
 
+@pytest.mark.slow
 def test_the_reference_lines_cover_every_cohort_the_board_holds(tmp_path):
     """The oracle and the ceiling are graded on each cohort with an entry, not the last one."""
     from icgbench.leaderboard.page import oracle_entries

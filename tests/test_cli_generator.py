@@ -58,6 +58,7 @@ def test_unknown_variant_is_exit_2_with_names():
     assert "Traceback" not in result.stderr
 
 
+@pytest.mark.slow
 def test_generate_writes_every_table_and_names_the_folder(tmp_path):
     """Every table but the model-free panel's (graded from all tables at once: a sharded
     cohort leaves it out)."""

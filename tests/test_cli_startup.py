@@ -44,6 +44,7 @@ def test_model_declarations_read_without_import_match_the_classes() -> None:
             d.name, d.aliases, d.oracle, d.requires, d.extra)
 
 
+@pytest.mark.slow
 def test_validate_loads_no_pandas_sklearn_or_scipy(tmp_path) -> None:
     """``validate`` reads Parquet and builds Arrow arrays without pyarrow's pandas path
     (``icgbench.io.arrow``), and imports only its own command group."""
@@ -56,6 +57,7 @@ def test_validate_loads_no_pandas_sklearn_or_scipy(tmp_path) -> None:
     assert {"pyarrow", "jsonschema"} <= loaded  # it did validate
 
 
+@pytest.mark.slow
 def test_generate_at_its_own_follow_up_loads_no_pandas_or_scipy(tmp_path) -> None:
     """The simulator builds its Arrow tables without pyarrow's pandas path, and the
     variant's own follow-up reads its solved roots instead of importing scipy.optimize."""

@@ -104,6 +104,7 @@ def test_an_add_killed_at_any_step_loses_nothing(one_entry_board, tmp_path, poin
     assert verify(board, tier="small")[1] == []
 
 
+@pytest.mark.slow
 def test_the_next_add_renders_a_lagging_csv_again(one_entry_board, tmp_path):
     board = small_board_copy(one_entry_board, tmp_path)
     first = submission_file(tmp_path, "logistic_direct", "linear_lowhet")
@@ -114,6 +115,7 @@ def test_the_next_add_renders_a_lagging_csv_again(one_entry_board, tmp_path):
     assert verify(board, tier="small")[1] == []  # no repair needed
 
 
+@pytest.mark.slow
 def test_an_orphan_left_at_the_target_path_is_replaced_by_the_next_add(one_entry_board,
                                                                         tmp_path):
     board = small_board_copy(one_entry_board, tmp_path)

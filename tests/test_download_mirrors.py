@@ -115,6 +115,7 @@ BROKEN = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("broken", sorted(BROKEN))
 def test_a_broken_first_mirror_falls_through_to_the_second(broken, mini, tmp_path,
                                                            monkeypatch, capsys):
@@ -151,6 +152,7 @@ def test_a_broken_first_mirror_falls_through_to_the_second(broken, mini, tmp_pat
     assert _installed(d, tmp_path / "first") and _installed(d, tmp_path / "second")
 
 
+@pytest.mark.slow
 def test_url_may_be_given_several_times_and_replaces_the_mirrors(mini, tmp_path,
                                                                  monkeypatch, capsys):
     routes: dict[str, tuple[int, bytes]] = {}
@@ -167,6 +169,7 @@ def test_url_may_be_given_several_times_and_replaces_the_mirrors(mini, tmp_path,
     assert err.count("HTTP 404") == 1 and err.count("\n") == 1
 
 
+@pytest.mark.slow
 def test_icgbench_mirrors_are_tried_before_the_descriptors(mini, tmp_path, monkeypatch,
                                                             capsys):
     routes: dict[str, tuple[int, bytes]] = {}

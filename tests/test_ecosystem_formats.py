@@ -290,6 +290,7 @@ def test_mlcroissant_loads_the_full_tier_and_reads_it(full_tier_root):
     assert not bad, (got[bad[0]], expected[bad[0]])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("tier", [t if t == "small" else pytest.param(t, marks=pytest.mark.slow)
                                   for t in TIERS])
 def test_mlcroissant_loads_each_tier_with_no_error_or_warning(tier, request):
@@ -462,6 +463,7 @@ def _check_loaded(d: Descriptor, manifest: dict, tables: list[str]) -> None:
                 assert got[name].equals(expected[name]), (r.name, name)
 
 
+@pytest.mark.slow
 def test_datasets_loads_the_small_tier_offline(tmp_path):
     d = _descriptor("small")
     manifest = _load_offline(tmp_path, ROOT / card_folder(d),

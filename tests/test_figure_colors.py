@@ -49,6 +49,7 @@ def board_with_a_submission(tmp_path_factory) -> Path:
     return folder
 
 
+@pytest.mark.slow
 def test_the_board_figures_list_exactly_the_models_they_draw(board_with_a_submission,
                                                             tmp_path, monkeypatch):
     legends: dict[str, list[str]] = {}
@@ -80,6 +81,7 @@ def test_the_board_figures_list_exactly_the_models_they_draw(board_with_a_submis
         assert hex_colour == expected[model], model
 
 
+@pytest.mark.slow
 def test_the_page_shows_each_model_in_its_figure_colour(board_with_a_submission):
     page = build_page(board_with_a_submission, None, with_oracle=False)
     rules = dict(re.findall(r"\.(c\d+)\{background:(#[0-9A-F]{6})\}", page.html))
@@ -104,6 +106,7 @@ def test_a_board_whose_models_draw_no_bar_renders_without_those_figures(tmp_path
     assert "figure-scores_by_variant" not in page.html and page.entries == len(entries)
 
 
+@pytest.mark.slow
 def test_bench_plots_draws_a_boards_figures_from_the_command_line(tmp_path, capsys):
     """On one cohort's entries: the reference lines grade the oracle and the ceiling on
     every cohort a board holds (about 20 s for the committed board's 30)."""

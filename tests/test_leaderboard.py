@@ -47,6 +47,7 @@ def board(tmp_path_factory):
     return folder
 
 
+@pytest.mark.slow
 def test_entries_follow_the_entry_schema(board):
     entries = read_entries(board)
     assert len(entries) == 4

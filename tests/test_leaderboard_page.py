@@ -53,6 +53,7 @@ def _chromium(*args: str, profile: Path) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, check=False, timeout=120)
 
 
+@pytest.mark.slow
 def test_page_is_self_contained(small_page):
     _, out = small_page
     html = (out / "index.html").read_text()
@@ -132,6 +133,7 @@ def test_a_content_security_policy_allows_only_the_pages_own_script(rendered, tm
     assert 'data-injected="ran"' not in result.stdout
 
 
+@pytest.mark.slow
 def test_figures_must_be_regular_png_files(small_page, tmp_path, capsys):
     folder, _ = small_page
     figures = tmp_path / "figures"
@@ -149,6 +151,7 @@ def test_figures_must_be_regular_png_files(small_page, tmp_path, capsys):
     assert not (tmp_path / "b" / "index.html").exists()
 
 
+@pytest.mark.slow
 def test_the_ceiling_and_oracle_lines_are_graded_at_their_calibration_k(tmp_path_factory):
     """As docs/baselines.md grades them: structure at the K* of their calibration-cohort
     submission (its true edge count), not each cohort's own best K."""

@@ -76,6 +76,7 @@ def test_icgbench_release_names_the_release_root(tmp_path, empty_home, monkeypat
     assert release_root() == release
 
 
+@pytest.mark.slow
 def test_data_list_runs_with_an_empty_home(empty_home):
     small = icgbench("data", "list")
     assert small.returncode == 0, small.stderr
@@ -87,6 +88,7 @@ def test_data_list_runs_with_an_empty_home(empty_home):
     assert not any(empty_home.iterdir())  # listing writes nothing into the data home
 
 
+@pytest.mark.slow
 def test_validate_and_score_run_with_an_empty_home(empty_home, full_tier_root, tmp_path):
     valid = icgbench("validate", SUBMISSION)
     assert valid.returncode == 0 and valid.stdout.startswith("VALID"), valid.stderr
@@ -107,6 +109,7 @@ def small_archive_url(tmp_path) -> Iterator[str]:
         yield f"{url}/small.tar.gz"
 
 
+@pytest.mark.slow
 def test_data_download_caches_in_an_empty_home(empty_home, small_archive_url, tmp_path):
     dest = tmp_path / "dest"
     first = icgbench("data", "download", "--tier", "small", "--url", small_archive_url,

@@ -73,6 +73,7 @@ def test_oracle_scores_perfectly_where_perfection_is_defined(variant):
     assert report.summary["auroc"] >= _report("mbcnet_v0_1", variant).summary["auroc"] - 0.01
 
 
+@pytest.mark.slow
 def test_sign_constraints_are_exposed_by_the_misspecified_cohort():
     """The cohort reverses a state (drawn; truth only): on the interventions that scale it,
     the sign-constrained model follows the prior and misses the DGP."""

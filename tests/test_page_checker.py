@@ -120,6 +120,7 @@ def test_a_file_dropped_on_the_page_is_checked(page, tmp_path):
     assert page.inner_text("#check-result p").startswith("VALID valid.json.gz: linear_lowhet")
 
 
+@pytest.mark.slow
 def test_the_index_links_the_check_page_and_the_page_is_self_contained(site):
     index = (site / "index.html").read_text()
     assert 'href="check.html"' in index

@@ -87,6 +87,7 @@ def test_a_release_path_with_dot_dot_in_its_middle_is_refused(tmp_path, capsys):
 
 # --- 3. the boosted reference's folds ------------------------------------------------------
 
+@pytest.mark.slow
 def test_the_boosted_reference_fits_a_cohort_twice_to_the_same_predictions(monkeypatch):
     """mbcnet_boosted's stage 1 predicts its train subjects out of fold (stage 2 learns
     from those predictions): the folds are drawn from the model's seed, so two fits on the
@@ -217,6 +218,7 @@ def sealed_root(tmp_path_factory) -> Path:
     return sealed_release(tmp_path_factory.mktemp("sealed-release"), SEALED_KEY)
 
 
+@pytest.mark.slow
 def test_verify_base_without_the_key_refuses_a_sealed_board_that_gained_an_entry(
         sealed_root, tmp_path, monkeypatch, capsys):
     """A pull request that writes a sealed entry itself (the CI's admission adds them, after

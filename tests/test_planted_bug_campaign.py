@@ -123,6 +123,7 @@ def test_the_pull_request_limit_is_the_documented_six_files(tmp_path, capsys):
     assert "per pull request" not in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_a_queued_file_twice_in_a_dry_run_is_refused_as_admission_would(at_release, tmp_path,
                                                                        capsys):
     """Kills board-staged-not-keys and queue-dry-run-ignores-staged: two queued files of one
@@ -151,6 +152,7 @@ def test_the_sealed_board_refuses_an_open_tier_file_added_by_hand(tmp_path, caps
 
 # --- the public half: overall over the categories shown ------------------------------------
 
+@pytest.mark.slow
 def test_the_public_halfs_overall_is_the_mean_of_the_categories_it_shows(at_release):
     """Kills withheld-shown-all-categories, pipeline-overall-over-all and
     normalized-overall-divides-by-all: structure is withheld on the public half, so

@@ -31,6 +31,7 @@ def test_the_smallest_size_reaching_the_target_is_found():
     assert _smallest(lambda k: 0.0, limit=1000) is None
 
 
+@pytest.mark.slow
 def test_bench_power_on_the_committed_board(capsys):
     """Every variant's top pair, with the bootstrap's within-cohort variance below the
     spread between cohorts: more seeds, not more test subjects, buy the power."""

@@ -39,6 +39,7 @@ def test_table_schema_files_are_generated_from_the_vocabulary():
     assert contract.table_names() == tuple(schema_documents())
 
 
+@pytest.mark.slow
 def test_the_wheel_carries_the_one_copy_of_the_schemas(tmp_path):
     """The schemas live once, in schemas/; the wheel's build copies them into the package,
     byte for byte, and a source checkout reads them where they are."""
@@ -206,6 +207,7 @@ def test_csv_and_parquet_hold_the_same_values(mini):
         assert encode.content_digest(from_csv, schema) == r.content_digest, r.name
 
 
+@pytest.mark.slow
 def test_freeze_refuses_changed_data_without_a_version_bump(tmp_path, mini, monkeypatch):
     bigger = type(MINI)(name="mini", seeds=MINI.seeds, sizes={**MINI.sizes, "train": 13},
                         committed=False, description=MINI.description)
@@ -214,6 +216,7 @@ def test_freeze_refuses_changed_data_without_a_version_bump(tmp_path, mini, monk
     assert verify(load_descriptor(mini.path)).ok  # the old release is untouched
 
 
+@pytest.mark.slow
 def test_freeze_check_names_every_table_that_differs(mini):
     doc = json.loads(mini.path.read_text())
     for r in doc["resources"]:
@@ -408,6 +411,7 @@ def test_data_list_cli_exits_1_when_files_are_missing(capsys, tmp_path, mini, mo
     shutil.rmtree(root)
 
 
+@pytest.mark.slow
 def test_build_refuses_a_tier_that_differs_from_its_descriptor_and_installs_nothing(mini):
     root = mini.path.parents[2]
     document = json.loads(mini.path.read_text())

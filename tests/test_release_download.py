@@ -258,6 +258,7 @@ def _download_cli(mini, monkeypatch, tmp_path, *argv: str) -> tuple[int, float]:
     return code, time.monotonic() - start
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("interval, options, reason", [
     (0.1, ["--timeout", "1", "--min-rate", "0"], "gave up after 1 s"),
     (0, ["--timeout", "1", "--min-rate", "0"], "no data for"),

@@ -95,6 +95,7 @@ def cluster():
         yield c
 
 
+@pytest.mark.slow
 def test_a_dask_scheduler_gives_every_item_its_outcome(cluster):
     """Equal items included: each gets an outcome, an exception stays the item's outcome."""
     items = [4, 4, -1, 6]

@@ -105,6 +105,7 @@ def _same_verdict(doc) -> None:
     assert (fast[1] == 0) == full
 
 
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                    HealthCheck.data_too_large])
 @given(documents())

@@ -251,6 +251,7 @@ def test_cli_exit_codes(tmp_path, capsys):
     assert Draft7Validator(contract.json_schema("score-report")).is_valid(report)
 
 
+@pytest.mark.slow
 def test_cli_json_output_is_only_json(tmp_path):
     bad_doc = template()
     del bad_doc["model"]

@@ -67,6 +67,7 @@ def test_the_10000_mutant_campaign(shard):
     assert sum(outcomes.values()) == 2_500
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, derandomize=True)
 @given(st.integers(min_value=0, max_value=10_000), st.binary(min_size=1, max_size=4))
 def test_damaged_bytes_are_rejected_cleanly(cut, junk):

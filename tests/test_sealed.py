@@ -236,6 +236,7 @@ def _queue_submission(release: Path, queue: Path, variant: str, model: str) -> P
     return path
 
 
+@pytest.mark.slow
 def test_the_queue_is_checked_in_a_pull_request_and_admitted_after_the_merge(
         at_release, tmp_path, monkeypatch):
     from icgbench.leaderboard.queue import admit, queued

@@ -88,6 +88,7 @@ def test_the_halves_are_disjoint_equal_and_reproducible_from_the_key():
         assert 150 < (public & other).sum() < 350  # unrelated draws, not the same split
 
 
+@pytest.mark.slow
 def test_grading_reads_only_the_public_half(at_release):
     """The board's score of a submission does not change when its private-half predictions
     do: nothing computed from the private half is shown."""
@@ -112,6 +113,7 @@ def test_grading_reads_only_the_public_half(at_release):
 
 # --- probing ------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_a_probe_of_a_private_subject_scores_exactly_chance(at_release):
     """Every one-subject probe of a private-half subject gets AUROC 0.5 (a constant on the
     public half), whatever the subject's outcome: the board can reveal none of them."""
@@ -164,6 +166,7 @@ def test_the_pull_request_check_prints_nothing_computed_from_the_truth(at_releas
     assert not (board / "leaderboard.json").exists()
 
 
+@pytest.mark.slow
 def test_admission_is_rationed_and_the_rest_stays_queued(at_release, tmp_path, capsys):
     """Sixty probe versions of one model name: a week's ration is admitted, the rest waits
     in the queue with the date it may be admitted, and a version's second file for a cohort

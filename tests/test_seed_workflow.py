@@ -27,6 +27,7 @@ def seed7(tmp_path_factory) -> Path:
     return out
 
 
+@pytest.mark.slow
 def test_the_seeds_short_model_names_are_listed_and_accepted(capsys, seed7):
     with pytest.raises(SystemExit):
         main(["bench", "run", "--help"])
@@ -76,6 +77,7 @@ def test_a_frozen_cohort_stays_frozen(tmp_path, capsys):
     assert not (tmp_path / "cohort").exists()
 
 
+@pytest.mark.slow
 def test_the_audit_runs_on_an_unfrozen_seed_and_says_so(capsys):
     assert main(["bench", "audit", "--variant", "sign_constrained", "--seed", "7",
                  *QUICK]) == 0  # the form; the cohort defaults to the seed's example
@@ -117,6 +119,7 @@ def test_the_responsive_threshold_is_settable_and_recorded(seed7, tmp_path, caps
     assert "the board grades at 0.005" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_an_unfrozen_cohort_is_deterministic_and_never_replaces_a_release(tmp_path):
     tier = unfrozen_tier("misspecified_signs", 11, 60, 12)
     first = simulate_release(tier, tmp_path / "a").read_bytes()

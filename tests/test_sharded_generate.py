@@ -61,6 +61,7 @@ def test_shards_deal_contiguous_runs_of_blocks():
         plan(REQUEST, 9)
 
 
+@pytest.mark.slow
 def test_the_dataset_is_the_cohort_simulate_gives(one_shard):
     """Every table but the model-free panel's, which a sharded cohort leaves out."""
     folder, manifest = one_shard
@@ -134,6 +135,7 @@ def test_the_cli_on_a_local_cluster_matches_one_shard(tmp_path, capsys):
             assert pq.read_metadata(folder / rel).num_rows == meta["rows"], rel
 
 
+@pytest.mark.slow
 def test_duckdb_and_dask_dataframe_read_the_dataset(one_shard):
     import dask.dataframe as dd
     import duckdb
@@ -171,6 +173,7 @@ def _calibration_spy(monkeypatch) -> list[tuple[str, int, dict]]:
     return seen
 
 
+@pytest.mark.slow
 def test_every_shard_and_block_of_the_target_site_shares_one_calibration(tmp_path,
                                                                         monkeypatch):
     """A cohort of many target blocks, written in 3 shards as `icgbench generate --shards 3`

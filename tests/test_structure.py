@@ -45,6 +45,7 @@ def test_correlation_baseline_beats_random_on_orientation_and_auprc():
     assert c["edge_auprc"] > r["edge_auprc"] + 0.15
 
 
+@pytest.mark.slow
 def test_pc_from_causal_learn_submits_a_valid_graph():
     data = CohortData.load("nonlinear_obs")
     model = get_model("pc")

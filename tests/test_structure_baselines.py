@@ -36,6 +36,7 @@ def _scores(source: list[int], target: list[int], score: list[float]
     return {(s, t): v for s, t, v in zip(source, target, score, strict=True)}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model", model_params(NEW_MODELS))
 def test_model_submits_a_structure_block_that_scores_above_chance(model):
     report = _report(model)

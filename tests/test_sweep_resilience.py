@@ -35,6 +35,7 @@ def fits(monkeypatch):
     return fit
 
 
+@pytest.mark.slow
 def test_a_failing_cell_is_recorded_the_rest_finish_and_a_rerun_retries_it(tmp_path, fits):
     fits.failing = {"misspecified_signs"}
     cells = grid(["random", "correlation"], COHORTS, None, "small")
@@ -68,6 +69,7 @@ def test_a_failing_cell_is_recorded_the_rest_finish_and_a_rerun_retries_it(tmp_p
     assert pd.read_csv(tmp_path / FAILURES).empty
 
 
+@pytest.mark.slow
 def test_a_failed_calibration_cell_leaves_the_model_uncalibrated_until_a_rerun(tmp_path, fits):
     fits.failing = {"linear_lowhet"}
     cells = grid(["correlation"], COHORTS, None, "small")
@@ -181,6 +183,7 @@ def test_shd_k_star_differs_from_the_f1_k_star_where_it_should():
     assert k_star(tie, "shd") == 1
 
 
+@pytest.mark.slow
 def test_structure_sensitivity_marks_both_k_stars_and_writes_a_png(tmp_path):
     from icgbench.bench.plots import structure_sensitivity  # matplotlib: 0.5 s
 
@@ -207,6 +210,7 @@ def test_calibrating_by_shd_is_recorded_and_grades_at_the_shd_k_star(tmp_path):
         "structure_recovery.k"] == stars["f1"]  # switching back re-scores at the F1 K*
 
 
+@pytest.mark.slow
 def test_a_worker_that_dies_mid_sweep_fails_its_cells_and_the_sweep_goes_on(
         tmp_path, monkeypatch, capsys):
     """`bench sweep --jobs 2`: the worker fitting correlation on the calibration cohort dies

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from sklearn.metrics import roc_auc_score
 
 from icgbench.contract.vocabulary import (
@@ -30,6 +31,7 @@ def _cohort(seed: int) -> tuple[CohortData, dict]:
     return data, tables
 
 
+@pytest.mark.slow
 def test_a_source_trained_model_loses_target_auroc_and_the_true_risk_does_not():
     gaps, true_gaps = [], []
     for seed in (11, 12):
