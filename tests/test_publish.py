@@ -73,7 +73,6 @@ def test_the_publication_holds_the_release_and_nothing_else(published):
     assert not [p for p in out.parent.iterdir() if p.name.startswith(".publish.")]
 
 
-@pytest.mark.slow
 def test_the_same_release_gives_the_same_bytes_and_replaces_its_own_folder(published,
                                                                          tmp_path):
     d, out = published
@@ -102,7 +101,6 @@ def test_a_tier_that_does_not_match_its_descriptor_is_not_published(mini, tmp_pa
     assert not (tmp_path / "pub").exists()
 
 
-@pytest.mark.slow
 def test_verify_publication_accepts_it_and_names_what_differs(published, capsys):
     d, out = published
     argv = ["data", "verify", "--descriptor", str(d.path), "--publication", str(out)]
@@ -269,7 +267,6 @@ def _check_documented(tier: str, root: Path, tmp_path: Path) -> None:
                                       for part in (publish.HUB, publish.ZENODO)}
 
 
-@pytest.mark.slow
 def test_the_documented_small_publication_is_what_the_command_writes(tmp_path):
     _check_documented("small", ROOT, tmp_path)
 
