@@ -271,9 +271,9 @@ def test_every_command_has_its_exit_code_cases():
         assert set(cases) == wanted, name
 
 
-#: Costly success cases, asserted in the fast suite with stronger checks by the named test
-#: (demo and plots by test_bench, audit on an unfrozen seed by test_seed_workflow): here
-#: they run in make test-slow.
+#: Costly success cases, asserted with stronger checks by the named test (demo and plots by
+#: test_bench, audit on an unfrozen seed by test_seed_workflow, power by test_power), which
+#: like these cases runs in make test-slow (the half-second rule, docs/testing.md).
 ASSERTED_ELSEWHERE = {("demo", 0): "test_bench", ("bench audit", 0): "test_seed_workflow",
                       ("bench plots", 0): "test_bench", ("bench power", 0): "test_power"}
 
