@@ -400,3 +400,44 @@ def test_an_answer_that_reads_the_truth_reads_its_own_cohorts(monkeypatch):
     model = ModelFree(sorted(READS_TRUTH)[0])
     model.predict(data)
     assert asked == [("full", "linear_lowhet", 1)]
+
+
+def test_an_answer_that_reads_the_truth_reads_it_from_the_release_given(tmp_path, monkeypatch):
+    """A cohort loaded from a release at ``root`` has its truth read from that release,
+    never from the one ICGBENCH_RELEASE would locate."""
+    import shutil
+
+    import icgbench.scorer.truth as truth_module
+    from icgbench.release.tiers import TIERS
+
+    copy = tmp_path / "copy"
+    d = tier_descriptor("small")
+    for r in d.resources:
+        if r.variant == "linear_lowhet":
+            (copy / r.path).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(d.base / r.path, copy / r.path)
+    shutil.copyfile(d.path, copy / TIERS["small"].descriptor_path)
+    data = CohortData.load("linear_lowhet", 0, "small", root=copy)
+    monkeypatch.setenv("ICGBENCH_RELEASE", str(tmp_path / "nowhere"))  # locates nothing
+    asked = []
+    real = truth_module.load_truth
+
+    def spy(descriptor, variant, seed, *args, **kwargs):
+        asked.append(descriptor.path)
+        return real(descriptor, variant, seed, *args, **kwargs)
+
+    monkeypatch.setattr(truth_module, "load_truth", spy)
+    ModelFree(sorted(READS_TRUTH)[0]).predict(data)
+    assert asked == [copy / TIERS["small"].descriptor_path]
+
+
+def test_a_model_free_answer_submits_its_first_guess_unless_told():
+    """``ModelFree(answer)`` is its first guess (``guess=0``), as the board's model-free
+    rows are: a reversal-guessing answer's other guesses differ."""
+    data = CohortData.load("misspecified_signs")
+    assert get_variant("misspecified_signs").n_flips > 0
+    first, default = (ModelFree("reversal_guesses", guess=0).predict(data),
+                      ModelFree("reversal_guesses").predict(data))
+    assert json.dumps(default, sort_keys=True) == json.dumps(first, sort_keys=True)
+    second = ModelFree("reversal_guesses", guess=1).predict(data)
+    assert json.dumps(second, sort_keys=True) != json.dumps(first, sort_keys=True)
