@@ -251,3 +251,21 @@ def test_add_records_the_time_it_is_given_and_verify_names_an_unreadable_board(t
     (folder / "leaderboard.json").write_text("{not json")
     (problem,) = verify(folder, tier="small")[1]
     assert str(folder / "leaderboard.json") in problem.recomputed
+
+
+def test_a_gzipped_submission_is_stored_as_it_came(tmp_path):
+    """A board stores a gzip file itself, byte for byte (its header's name and time kept, as
+    `gzip file.json` writes them); only a plain JSON file is compressed for storage."""
+    import gzip
+    import io
+
+    text = json.dumps(submission_doc("random", "linear_lowhet")).encode()
+    buffer = io.BytesIO()
+    with gzip.GzipFile(filename="mine.json", mode="wb", fileobj=buffer, mtime=1_700_000_000,
+                       compresslevel=6) as handle:
+        handle.write(text)
+    path = tmp_path / "mine.json.gz"
+    path.write_bytes(buffer.getvalue())
+    folder = tmp_path / "board"
+    entry = add(path, folder, tier="small")
+    assert (folder / entry.canonical_path).read_bytes() == path.read_bytes()
