@@ -550,3 +550,13 @@ def test_notes_that_start_with_a_dash_are_notes(tmp_path, board, capsys, notes):
     code, text = run(capsys, "add", path, "--notes", notes, "--dir", folder)
     assert code == 0, text
     assert read_entries(folder)[-1].notes == notes
+
+
+def test_a_look_alike_of_a_contributed_name_says_where_the_other_is():
+    """The message names the model it would be confused with and that it is already on
+    the board (not a reference model, which has messages of its own)."""
+    from icgbench.leaderboard.names import name_clash
+
+    problem = name_clash([("my_model", "1.0")], "my_rnodel", "1.0")
+    assert problem is not None
+    assert "'my_rnodel' differs from 'my_model' (already on the board)" in problem
