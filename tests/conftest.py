@@ -160,8 +160,8 @@ def full_tier_root() -> Path:
 
 @pytest.fixture
 def no_board_figures(monkeypatch) -> None:
-    """Pages built without the figures drawn from the board: matplotlib takes about 1.6 s of
-    a small board's 2 s page. For modules that read a page's tables, links and files, never
+    """Pages built without the figures drawn from the board: matplotlib takes most of a small
+    board's page. For modules that read a page's tables, links and files, never
     its figures (``pytestmark = pytest.mark.usefixtures("no_board_figures")``); the figures
     are drawn and checked in test_figure_colors and test_leaderboard_page."""
     from icgbench.bench import plots

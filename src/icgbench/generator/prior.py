@@ -87,7 +87,7 @@ def _intercept(eta: np.ndarray, rate: float) -> float:
     each step decided by a correctly rounded mean: the same bits on every CPU).
 
     numpy's mean decides the steps far from the root; the correctly rounded one (a Python
-    sum, 20 times slower) only those within :data:`SCREEN` of the rate, where the two could
+    sum, much slower) only those within :data:`SCREEN` of the rate, where the two could
     disagree. Both send every step the same way, so the root is the same bits."""
     if not 0.0 < rate < 1.0:
         return math.log(-math.log1p(-min(max(rate, 1e-6), 1 - 1e-6)))
