@@ -269,3 +269,17 @@ def test_a_gzipped_submission_is_stored_as_it_came(tmp_path):
     folder = tmp_path / "board"
     entry = add(path, folder, tier="small")
     assert (folder / entry.canonical_path).read_bytes() == path.read_bytes()
+
+
+def test_an_entry_is_checked_by_its_values_not_by_a_remembered_verdict():
+    """The schema verdict is remembered per JSON text: the same row in another type, or a
+    value JSON cannot hold (a Python caller's object), is checked afresh, never let through
+    by an earlier verdict."""
+    import datetime as dt
+
+    assert entry().seed == EXAMPLE["seed"]  # the valid row, checked and remembered
+    with pytest.raises(InvalidInputError, match="seed"):
+        entry(seed=str(EXAMPLE["seed"]))
+    with pytest.raises(InvalidInputError, match="submitted_at"):
+        entry(submitted_at=dt.datetime(2026, 1, 1, tzinfo=dt.UTC))
+    assert entry().seed == EXAMPLE["seed"]
