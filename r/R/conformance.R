@@ -108,9 +108,10 @@ icg_conformance <- function(path) {
   do.call(rbind, rows)
 }
 
-# The normalized mean over cohorts of one metric: clip(sum(s - f) / sum(c - f), 0, 1) over
-# the cohorts whose ceiling is better than their floor, a missing score counting as the
-# floor (icgbench.tasks.normalized.mean_normalized).
+# The normalized mean over one variant's cohorts of one metric: min(sum(s - f) /
+# sum(c - f), 1) over the cohorts whose ceiling is better than their floor (negative below
+# the floor), a missing score counting as the floor; a gain is at least -1e12 spans
+# (icgbench.tasks.normalized.mean_normalized).
 mean_normalized <- function(cohorts, higher_is_better) {
   turn <- if (higher_is_better) 1 else -1
   gains <- c()
@@ -122,10 +123,11 @@ mean_normalized <- function(cohorts, higher_is_better) {
     span <- turn * (ceiling - floor)
     if (!(span > 0)) next
     spans <- c(spans, span)
-    gains <- c(gains, if (is.null(score)) 0 else max(turn * (as.double(score) - floor), -1e12))
+    gains <- c(gains, if (is.null(score)) 0 else
+      max(turn * (as.double(score) - floor), -1e12 * span))
   }
   if (!length(spans)) return(NA_real_)
-  min(1, max(0, dsum(gains) / dsum(spans)))
+  min(1, max(-1e12, dsum(gains) / dsum(spans)))
 }
 
 means_checks <- function(name, means) {

@@ -13,6 +13,10 @@
 #'   to `[1e-15, 1 - 1e-15]`.
 #' * `icg_ece()`: expected calibration error over the bins
 #'   `[0, .1), ..., [.9, 1]`, the bin of `p` being `min(floor(10 p), 9)`.
+#' * `icg_rank_correlation()`: Spearman's rho of `p` with `y` (the Pearson
+#'   correlation of their average ranks); 0 for a constant `p`, `NA` for a
+#'   constant `y` (risk_prediction's `spearman_reachable`, with `y` the
+#'   reachable risk).
 #' * `icg_r2()`: `1 - SS_res / SS_tot`; `NA` for a constant truth; computed
 #'   rescaled when `SS_res` overflows, and never below the most negative double.
 #'
@@ -104,6 +108,20 @@ icg_r2 <- function(y, p) {
   share <- sum((half / scale)^2)
   value <- 1 - (2 * scale / sqrt(ss_tot))^2 * share
   if (is.finite(value)) value else LOWEST
+}
+
+#' @rdname icg_metrics
+#' @export
+icg_rank_correlation <- function(y, p) {
+  a <- rank(y, ties.method = "average")
+  b <- rank(p, ties.method = "average")
+  a <- a - mean(a)
+  b <- b - mean(b)
+  sa <- sum(a * a)
+  sb <- sum(b * b)
+  if (sa == 0) return(NA_real_)
+  if (sb == 0) return(0)
+  sum(a * b) / sqrt(sa * sb)
 }
 
 # Mean summed left to right in doubles; each part divided first when that sum overflows.

@@ -63,11 +63,18 @@ align_block <- function(name, block, truth) {
   lapply(block[setdiff(names(block), "subject_id")], reorder)
 }
 
+# Spearman's rho of p with the reachable risk of a split (NA without it).
+reachable_correlation <- function(truth, split, p) {
+  reach <- truth$reachable_risk[[split]]
+  if (is.null(reach)) NA_real_ else icg_rank_correlation(reach, p)
+}
+
 score_risk <- function(blocks, truth) {
   p <- blocks$risk_prediction$proba
   y <- truth$event$test
   ranking <- ranking_metrics(y, p)
-  list(metrics = list(auroc = ranking[1], auprc = ranking[2], brier = icg_brier(y, p),
+  list(metrics = list(spearman_reachable = reachable_correlation(truth, "test", p),
+                      auroc = ranking[1], auprc = ranking[2], brier = icg_brier(y, p),
                       log_loss = icg_log_loss(y, p), ece = icg_ece(y, p),
                       mean_proba = mean(p), event_rate = mean(y)),
        details = list(n = length(y)))
@@ -158,7 +165,9 @@ score_cross_host <- function(blocks, truth) {
   target <- icg_auroc(truth$event$target_test, blocks$cross_host_generalization$proba)
   gap <- source - target
   reference <- true_gap(truth)
-  list(metrics = list(auroc_source = source, auroc_target = target, transfer_gap = gap,
+  list(metrics = list(spearman_reachable_target = reachable_correlation(
+                        truth, "target_test", blocks$cross_host_generalization$proba),
+                      auroc_source = source, auroc_target = target, transfer_gap = gap,
                       excess_transfer_gap = gap - reference),
        details = list(n_target = length(truth$event$target_test), true_gap = reference))
 }
@@ -183,7 +192,7 @@ icg_baselines <- function(truth, tasks = task_names()) {
   sd <- sqrt(1 / (6 * n))
   if ("risk_prediction" %in% tasks) {
     prevalence <- mean(truth$event$test)
-    out$risk_prediction <- list(auroc = 0.5, auprc = prevalence, brier = 1 / 3, log_loss = 1,
+    out$risk_prediction <- list(spearman_reachable = 0, auroc = 0.5, auprc = prevalence, brier = 1 / 3, log_loss = 1,
                                 ece = ece_of_uniform(prevalence), mean_proba = 0.5,
                                 event_rate = prevalence)
   }
@@ -205,7 +214,8 @@ icg_baselines <- function(truth, tasks = task_names()) {
       as.list(rep(NA_real_, length(descriptive))), descriptive))
   }
   if ("cross_host_generalization" %in% tasks) {
-    out$cross_host_generalization <- list(auroc_source = 0.5, auroc_target = 0.5,
+    out$cross_host_generalization <- list(spearman_reachable_target = 0, auroc_source = 0.5,
+                                          auroc_target = 0.5,
                                           transfer_gap = 0, excess_transfer_gap = -true_gap(truth))
   }
   if ("structure_recovery" %in% tasks) {
@@ -242,13 +252,6 @@ CATEGORIES <- c(risk_prediction = "risk", latent_recovery = "latent",
                 cross_host_generalization = "transfer", structure_recovery = "structure")
 CATEGORY_ORDER <- c("risk", "latent", "intervention", "transfer", "structure")
 
-prior_conformity_chance <- function(truth, baseline) {
-  names <- icg_interventions()
-  share <- sum(vapply(names, function(n) truth$dgp_direction[[n]] == truth$prior_direction[[n]],
-                      TRUE)) / length(names)
-  max(share, baseline)
-}
-
 # chance level and ceiling of every part of a task's category score
 category_parts <- function(task, result, truth) {
   b <- result$random_baseline
@@ -256,23 +259,19 @@ category_parts <- function(task, result, truth) {
   switch(task,
     risk_prediction = {
       top <- score_risk(list(risk_prediction = list(proba = reach$test)), truth)$metrics
-      list(auroc = c(b$auroc, top$auroc), auprc = c(b$auprc, top$auprc))
+      list(spearman_reachable = c(b$spearman_reachable, top$spearman_reachable))
     },
     latent_recovery = list(r2_mean = c(0, 1)),
     intervention_conformity = {
       top <- score_intervention(list(intervention_conformity = list(
         proba = reach$test, interventions = truth$reachable_counterfactual)), truth)$metrics
-      list(responsive_dgp_conformity = c(
-             prior_conformity_chance(truth, b$responsive_dgp_conformity),
-             top$responsive_dgp_conformity),
-           pehe = c(b$pehe, top$pehe),
-           ate_mae = c(b$ate_mae, top$ate_mae))
+      list(pehe = c(b$pehe, top$pehe), ate_mae = c(b$ate_mae, top$ate_mae))
     },
     cross_host_generalization = {
       top <- score_cross_host(list(risk_prediction = list(proba = reach$test),
                                    cross_host_generalization = list(proba = reach$target_test)),
                               truth)$metrics
-      list(auroc_target = c(0.5, top$auroc_target))
+      list(spearman_reachable_target = c(0, top$spearman_reachable_target))
     },
     structure_recovery = {
       n <- length(truth$nodes)
@@ -284,40 +283,40 @@ category_parts <- function(task, result, truth) {
 
 LOWER_IS_BETTER <- c("pehe", "ate_mae")
 
-# The floor of one part: the panel's best value, or the chance level when that is better;
-# NA without a panel.
-part_floor <- function(task, metric, chance, truth) {
+# The floor of one part: the row of the panel's table marked as the floor (the answer
+# chosen without the cohort's held-out subjects); NA without a panel.
+part_floor <- function(task, metric, truth) {
   panel <- truth$panel
   if (is.null(panel)) return(list(value = NA_real_, answer = NA_character_))
   at <- which(panel$task == task & panel$metric == metric)
   if (!length(at)) return(list(value = NA_real_, answer = NA_character_))
-  lower <- metric %in% LOWER_IS_BETTER
-  better <- is.finite(chance) && (if (lower) chance < panel$value[at] else
-    chance > panel$value[at])
-  if (better) list(value = chance, answer = "chance") else
-    list(value = panel$value[at], answer = panel$answer[at])
+  list(value = panel$value[at[1]], answer = panel$answer[at[1]])
 }
 
+# min((score - floor) / (ceiling - floor), 1): negative below the floor, a missing score
+# counting as the floor; NA when the ceiling is not better than the floor.
 normalize <- function(score, floor, ceiling, higher_is_better = TRUE) {
   if (is.null(floor) || is.null(ceiling) || !is.finite(floor) || !is.finite(ceiling)) {
     return(NA_real_)
   }
   if (if (higher_is_better) ceiling <= floor else ceiling >= floor) return(NA_real_)
   if (is.null(score) || !is.finite(score)) return(0)
-  min(1, max(0, (score - floor) / (ceiling - floor)))
+  min(1, max(-1e12, (score - floor) / (ceiling - floor)))
 }
 
+IN_SAMPLE <- "in-sample: this cohort's own best K (not calibrated)"
+
 # Per task: each part's score, floor (and the answer that sets it), ceiling and normalized
-# value on this cohort; NA parts when the result cannot be normalized (another responsive
-# threshold).
+# value on this cohort; NA parts when the result cannot be normalized (a graph graded at
+# its own best K).
 normalized_parts <- function(results, truth) {
   out <- list()
   for (task in names(results)) {
     parts <- category_parts(task, results[[task]], truth)
-    threshold <- results[[task]]$details$responsive_threshold
-    blocked <- !is.null(threshold) && threshold != RESPONSIVE_THRESHOLD
+    source <- results[[task]]$details$k_source
+    blocked <- !is.null(source) && identical(source, IN_SAMPLE)
     out[[task]] <- lapply(stats::setNames(names(parts), names(parts)), function(p) {
-      floor <- part_floor(task, p, parts[[p]][1], truth)
+      floor <- part_floor(task, p, truth)
       score <- results[[task]]$metrics[[p]]
       list(score = score, floor = floor$value, floor_answer = floor$answer,
            ceiling = parts[[p]][2],
@@ -351,8 +350,8 @@ summary_of <- function(results, truth) {
   parts <- c(auroc, r2_mean, conformity)
   parts <- parts[is.finite(parts)]
   normalized <- normalized_of(results, truth)
-  blocked <- !is.null(results$intervention_conformity) &&
-    results$intervention_conformity$details$responsive_threshold != RESPONSIVE_THRESHOLD
+  blocked <- !is.null(results$structure_recovery) &&
+    identical(results$structure_recovery$details$k_source, IN_SAMPLE)
   list(auroc = auroc, r2_mean = r2_mean, conformity = conformity,
        auroc_target = get("cross_host_generalization", "auroc_target"),
        transfer_gap = get("cross_host_generalization", "transfer_gap"),
@@ -383,11 +382,12 @@ summary_of <- function(results, truth) {
 #'   change must reach to count as responsive.
 #' @return A list: `tasks` (task -> `metrics`, `details`, `random_baseline`)
 #'   and `summary` (the score report's headline numbers; `composite` is not
-#'   the canonical metric; `normalized`, each category's score from 0, the best
-#'   model-free answer (`model_free_scores`), to 1, the reachable ceiling;
-#'   `parts`, each normalized metric's score, floor, floor_answer, ceiling and
-#'   normalized value; and `overall`, their mean with a category not attempted
-#'   counting 0, NA when graded at another responsive threshold).
+#'   the canonical metric; `normalized`, each category's score from 0, the
+#'   model-free floor (the answer `model_free_scores` marks), to 1, the reachable
+#'   ceiling, negative below the floor; `parts`, each normalized metric's score,
+#'   floor, floor_answer, ceiling and normalized value; and `overall`, their mean
+#'   with a category not attempted counting 0, NA when a graph was graded at its
+#'   own best K).
 #' @examples
 #' root <- Sys.getenv("ICGBENCH_ROOT")
 #' if (nzchar(root)) {

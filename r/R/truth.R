@@ -10,8 +10,9 @@
 #' each intervention comes from the `risk__<intervention>` columns of
 #' `counterfactual_risks` (test split), the directions from
 #' `intervention_effects` (its rounded `mean_effect` is not used); the model-free
-#' panel's best value of each metric from `model_free_scores` (the floors of the
-#' normalized scores).
+#' panel's floor of each metric from `model_free_scores` (the row marked `floor`,
+#' chosen without the cohort's held-out subjects: where the normalized scores
+#' start).
 #'
 #' @param release An [icg_release()].
 #' @param variant,seed The cohort.
@@ -22,7 +23,7 @@
 #'   `test` and `target_test`), `end_states` and `counterfactual` (test
 #'   order), `prior_direction` and `dgp_direction` (named integers), `edges`
 #'   (a data frame of `source`, `target`), `nodes` and `panel` (a data frame of
-#'   `task`, `metric`, `value`, `answer`: the panel's best value of each metric).
+#'   `task`, `metric`, `value`, `answer`: each metric's floor).
 #' @export
 icg_truth <- function(release, variant, seed = NULL) {
   check_release(release)
@@ -97,30 +98,15 @@ icg_truth_from_tables <- function(tables) {
   }
   if (!is.null(tables$nodes)) truth$nodes <- as.character(column("nodes", "node"))
   if (!is.null(tables$model_free_scores)) {
-    truth$panel <- best_of_panel(
-      as.character(column("model_free_scores", "answer")),
-      as.character(column("model_free_scores", "task")),
-      as.character(column("model_free_scores", "metric")),
-      as.double(column("model_free_scores", "value")))
+    floor <- as.logical(column("model_free_scores", "floor"))
+    truth$panel <- data.frame(
+      task = as.character(column("model_free_scores", "task"))[floor],
+      metric = as.character(column("model_free_scores", "metric"))[floor],
+      value = as.double(column("model_free_scores", "value"))[floor],
+      answer = as.character(column("model_free_scores", "answer"))[floor],
+      stringsAsFactors = FALSE)
   }
   structure(truth, class = "icg_truth")
-}
-
-# The best value of each (task, metric) in the panel's table and the answer that has it
-# (the first in table order among equals), by the metric's direction.
-best_of_panel <- function(answer, task, metric, value) {
-  keys <- unique(paste(task, metric, sep = "\r"))
-  rows <- lapply(keys, function(key) {
-    at <- which(paste(task, metric, sep = "\r") == key)
-    lower <- metric[at[1]] %in% LOWER_IS_BETTER
-    best <- at[1]
-    for (i in at[-1]) {
-      if (if (lower) value[i] < value[best] else value[i] > value[best]) best <- i
-    }
-    data.frame(task = task[best], metric = metric[best], value = value[best],
-               answer = answer[best], stringsAsFactors = FALSE)
-  })
-  do.call(rbind, rows)
 }
 
 # The truth of a conformance fixture in its parsed form (simplified JSON).

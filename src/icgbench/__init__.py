@@ -20,7 +20,7 @@ all-or-nothing output) and ``api`` (what this module re-exports).
 
 from icgbench._lazy import exports
 
-__version__ = "0.5.0"
+__version__ = "0.6.0"
 
 #: The user API: name -> the module that defines it.
 _EXPORTS = {

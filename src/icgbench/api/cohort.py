@@ -11,8 +11,9 @@ The content does not depend on the shard count or on where shards ran: every blo
 are a function of the block alone, and each table's digest is SHA-256 over its total row
 count and the content digests (docs/data.md) of its blocks' rows, in block order. Part
 files differ in number with the shard count; the rows, read in part order, do not. The
-model-free panel's scores (``model_free_scores``, graded from every table at once) are not
-written: a sharded cohort is for fitting and analysis at scale, not for normalized scores.
+model-free panel's scores (``model_free_scores``, which the release step grades from every
+table at once) are not written: a sharded cohort is for fitting and analysis at scale, not
+for normalized scores.
 """
 
 from __future__ import annotations
@@ -180,7 +181,7 @@ def finish(folder: Path, request: Request, shards: int, results: list[ShardResul
     """Write the cohort-level tables and the manifest (last); return the manifest."""
     from icgbench import contract
     from icgbench.generator import get_variant
-    from icgbench.generator.simulator import PANEL_TABLE, TABLE_ORDER, cohort_tables
+    from icgbench.generator.simulator import TABLE_ORDER, cohort_tables
     from icgbench.release.encode import conform, content_digest
 
     results = sorted(results, key=lambda s: s.index)
@@ -204,7 +205,7 @@ def finish(folder: Path, request: Request, shards: int, results: list[ShardResul
     tables = {name: {"rows": sum(n for n, _ in digests[name]),
                      "content_digest": table_digest(name, digests[name]),
                      "parts": sorted(f for f in files if f.startswith(f"{name}/"))}
-              for name in TABLE_ORDER if name != PANEL_TABLE}
+              for name in TABLE_ORDER}
     observed = {m: sum(r.observed[m][0] for r in results) for m in MODALITIES}
     rows = sum(r.observed[MODALITIES[0]][1] for r in results)
     manifest = {

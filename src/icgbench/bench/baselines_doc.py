@@ -228,9 +228,7 @@ def markdown(inputdir: Path, model_free: bool = False) -> str:
         doc = (inspect.getdoc(inspect.getmodule(model)) or model.description).removeprefix(
             f"{name}: ")
         blocks = ", ".join(f"`{b}`" for b in model.blocks)
-        label = " (oracle)" if model.oracle else "" if model.board else (
-            " (not on the board: reads neither the documentation nor the prior, and scores "
-            "below the model-free floor)")
+        label = " (oracle)" if model.oracle else ""
         out += [f"- **`{name}`**{label}: {' '.join(doc.split())} Blocks: {blocks}.", ""]
     out += ["## Normalized scores, overall and difficulty tiers", ""]
     for module in (normalized, normalize):

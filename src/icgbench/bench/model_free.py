@@ -1,7 +1,7 @@
 """The model-free panel as submissions, and its published scores.
 
-The panel (:mod:`icgbench.model_free`) is graded when a cohort is generated and its scores
-ship as the truth table ``model_free_scores``. Here each answer is wrapped as a model, so
+The panel (:mod:`icgbench.model_free`) is graded when a tier is frozen and its scores ship
+as the truth table ``model_free_scores``. Here each answer is wrapped as a model, so
 that it is written to a file and graded by ``icgbench score`` like anybody's submission
 (the tests do this, to check that the published floors are what the answers really
 score), and :func:`published` reads the table back for ``docs/baselines.md``.
@@ -14,9 +14,9 @@ from typing import Any
 
 import pandas as pd
 
-from icgbench.api.tables import load_table, tier_descriptor
+from icgbench.api.tables import load_table
 from icgbench.generator import get_variant
-from icgbench.model_free.answers import ANSWERS, READS_TRUTH, applies
+from icgbench.model_free.answers import blocks, describe, made
 from icgbench.model_free.inputs import PanelInputs
 from icgbench.models.base import CohortData, ReferenceModel
 
@@ -32,33 +32,30 @@ def panel_inputs(data: CohortData) -> PanelInputs:
 
 
 class ModelFree(ReferenceModel):
-    """One answer of the panel wrapped as a model (a guess: its ``guess``-th submission)."""
+    """One answer of the panel wrapped as a model (a guess: its ``guess``-th submission;
+    ``k``: the structure block's K, the answer's K* on the calibration cohort)."""
 
     blocks = ("risk_prediction", "latent_recovery", "intervention_conformity",
               "cross_host_generalization", "structure_recovery")
 
-    def __init__(self, answer: str, guess: int = 0) -> None:
+    def __init__(self, answer: str, guess: int = 0, k: int | None = None) -> None:
         self.name = f"model_free_{answer}".replace(".", "_")
-        self.description = " ".join((ANSWERS[answer].__doc__ or answer).split())
-        self.answer, self.guess = answer, guess
-        self.oracle = answer in READS_TRUTH
+        self.description = describe(answer)
+        self.answer, self.guess, self.k = answer, guess, k
 
     def fit(self, data: CohortData) -> None:
         pass
 
     def predict(self, data: CohortData) -> dict[str, Any]:
-        from icgbench.generator.simulator import published_effects
-        from icgbench.model_free.panel import donors
-        from icgbench.scorer.truth import load_truth
+        from icgbench.model_free.donors import donors
 
         inputs = panel_inputs(data)
-        if not applies(self.answer, inputs):
+        answers = made(inputs, donors(get_variant(data.variant), data.seed))
+        if self.answer not in answers:
             raise ValueError(f"{self.answer} does not apply to {data.variant}")
-        truth = (load_truth(tier_descriptor(data.tier, data.root), data.variant,
-                            data.seed).truth if self.answer in READS_TRUTH else None)
-        made = ANSWERS[self.answer](inputs, truth, donors(get_variant(data.variant),
-                                                          data.seed, published_effects))
-        return made[self.guess] if isinstance(made, list) else made
+        prediction = answers[self.answer]
+        one = prediction[self.guess] if isinstance(prediction, list) else prediction
+        return blocks(inputs, one, self.k)
 
 
 def published(cohorts: list[tuple[str, int]], tier: str, root: Path | None = None

@@ -1,270 +1,289 @@
-"""How many cohorts and test subjects it takes to tell two models apart: a power analysis.
+"""How small a difference the board can tell apart: a power analysis on its own numbers.
 
-For each variant of a board, the two best models overall (among those graded on all the
-variant's cohorts) are compared as the board compares them: the per-cohort difference of
-their shares of the normalized ``overall`` mean (:func:`icgbench.tasks.normalized.aggregate`).
-That difference varies for two reasons, which more data buys down differently:
+Every comparison is the board's own (:func:`icgbench.leaderboard.ranking.normalized_with_shares`):
+two models' per-cohort shares of a normalized mean, paired over the cohorts of a scope
+(every cohort, or one variant's), blocked by variant. For each pair of models adjacent in a
+scope's ``overall`` ranking the report gives the difference, the blocked standard deviation
+``s`` of the per-cohort differences, the paired test's p-value, and the **smallest
+detectable difference**: the true mean difference a two-sided paired t-test at level 0.05
+finds with 80% power on ``n`` cohorts of ``V`` variants (``n - V`` degrees of freedom; the
+noncentral t), given that spread.
+
+That spread has two sources, which more data buys down differently:
 
 - **within a cohort**, from sampling its held-out subjects: measured by a bootstrap over
-  the test and target-test subjects (both models resampled alike, every per-subject metric
-  graded again; floors and ceilings held at their cohort values, since a difference of two
-  scores does not depend on the floor); it shrinks with more test subjects;
+  the test and target-test subjects of a sample of cohorts (both models resampled alike,
+  every per-subject metric graded again, floors and ceilings held: a difference of two
+  scores does not depend on them); it shrinks with more test subjects;
 - **between cohorts**, from the cohorts themselves (the drawn graph, weights, measurement):
   the observed variance of the differences minus the mean within-cohort variance; only
   more cohorts (seeds) shrink it.
 
-With ``n`` cohorts of ``m`` test subjects the paired t-test's standard error is
-``sqrt((between + within * m0 / m) / n)`` (``m0`` the release's test size); the power to
-find a true difference ``delta`` at level 0.05 is that of a two-sided t-test with ``n - 1``
-degrees of freedom (the noncentral t). The report gives, per variant: the observed
-difference, both variances, the power at the release's sizes for ``delta`` = 0.01 and for the
-observed difference, and the seeds (at the release's test size) and the test size (at its
-seeds) that 80% power at 0.01 would take.
+With ``k`` seeds per variant and ``m`` test subjects the variance of one cohort's difference
+is ``between + within * m0 / m`` (``m0`` the release's test size), which :func:`project`
+turns into the detectable difference of any design: docs/baselines.md's power table.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
-from collections.abc import Mapping
-from dataclasses import dataclass
+import statistics
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from icgbench.bench.resampling import bootstrap
 from icgbench.leaderboard.entry import LeaderboardEntry
 
 #: Bootstrap resamples per cohort, and the random stream they come from.
-RESAMPLES = 200
-STREAM = 20261128
+RESAMPLES = 50
+STREAM = 20261201
 ALPHA = 0.05
 TARGET_POWER = 0.8
-DELTA = 0.01
+#: The scope of the whole board.
+ALL = "all"
+
+Cohort = tuple[str, int]
+Key = tuple[str, str]
 
 
-@dataclass(frozen=True)
-class Power:
-    """One variant's power analysis (see the module)."""
-
-    variant: str
-    models: tuple[str, str]
-    cohorts: int
-    test_size: int
-    difference: float
-    within: float
-    between: float
-    power_at_delta: float
-    power_at_difference: float
-    seeds_needed: int | None
-    test_size_needed: int | None
-
-    def as_dict(self) -> dict[str, Any]:
-        return {f: getattr(self, f) for f in self.__dataclass_fields__}
-
-
-def power(delta: float, variance: float, n: int, alpha: float = ALPHA) -> float:
+def power(delta: float, variance: float, n: int, alpha: float = ALPHA,
+          df: int | None = None) -> float:
     """Power of a two-sided one-sample t-test of ``n`` values with the given variance of
-    each value, at a true mean of ``delta``."""
+    each value, at a true mean of ``delta`` (``df`` degrees of freedom; default n - 1)."""
     from scipy.stats import nct, t
 
-    if n < 2:
+    df = n - 1 if df is None else df
+    if n < 2 or df < 1:
         return 0.0
     if variance <= 0:
         return 1.0
-    df = n - 1
     shift = delta / math.sqrt(variance / n)
+    if abs(shift) > 30:  # beyond the noncentral t's numerics; the power is 1 to 1e-12
+        return 1.0
     crit = float(t.ppf(1 - alpha / 2, df))
-    return float(nct.sf(crit, df, shift) + nct.cdf(-crit, df, shift))
+    upper, lower = float(nct.sf(crit, df, shift)), float(nct.cdf(-crit, df, shift))
+    # scipy's noncentral t returns NaN for a tail far below 1e-12: it is 0 there
+    return (upper if math.isfinite(upper) else 0.0) + (lower if math.isfinite(lower) else 0.0)
 
 
-def _resampled(value: Any, index: np.ndarray, n: int) -> Any:
-    if isinstance(value, dict):
-        return {k: _resampled(v, index, n) for k, v in value.items()}
-    if isinstance(value, np.ndarray) and value.ndim >= 1 and len(value) == n:
-        return value[index]
-    return value
+def detectable(variance: float, n: int, df: int, target: float = TARGET_POWER) -> float:
+    """The smallest true difference the test finds with power ``target``."""
+    from scipy.optimize import brentq
+
+    if variance <= 0:
+        return 0.0
+    if n < 2 or df < 1:
+        return math.inf
+    scale = math.sqrt(variance / n)
+    return float(brentq(lambda d: power(d, variance, n, df=df) - target, 0.0, 20 * scale,
+                        xtol=1e-10))
 
 
-def _resample(truth: Any, blocks: Mapping[str, Any], index: Mapping[str, np.ndarray]
-              ) -> tuple[Any, dict[str, Any]]:
-    """``truth`` and aligned ``blocks`` with each split's subjects drawn by ``index``."""
-    from dataclasses import replace
-
-    import pyarrow as pa
-
-    from icgbench.tasks.blocks import BLOCK_SPLITS
-
-    def per_split(field: Mapping[str, Any]) -> dict[str, Any]:
-        return {s: v[index[s]] if s in index else v for s, v in field.items()}
-
-    n_test = len(truth.ids["test"])
-    cut = replace(
-        truth,
-        ids={s: v.take(pa.array(index[s])) if s in index else v for s, v in truth.ids.items()},
-        event=per_split(truth.event), true_risk=per_split(truth.true_risk),
-        reachable_risk=per_split(truth.reachable_risk),
-        end_states=_resampled(dict(truth.end_states), index["test"], n_test),
-        counterfactual=_resampled(dict(truth.counterfactual), index["test"], n_test),
-        reachable_counterfactual=_resampled(dict(truth.reachable_counterfactual),
-                                            index["test"], n_test))
-    out = {}
-    for name, block in blocks.items():
-        split = BLOCK_SPLITS.get(name)
-        size = len(truth.ids[split]) if split in truth.ids else 0
-        out[name] = _resampled(dict(block), index[split], size) if split in index else block
-    return cut, out
+def blocked_variance(differences: Mapping[Cohort, float]) -> tuple[float, int]:
+    """The variance of per-cohort differences around their variant means, and its degrees
+    of freedom (n - V; one cohort per variant: around the overall mean, n - 1)."""
+    by_variant: dict[str, list[float]] = {}
+    for (variant, _), d in differences.items():
+        by_variant.setdefault(variant, []).append(d)
+    n = len(differences)
+    df = n - len(by_variant)
+    if df < 1:
+        mean = statistics.fmean(differences.values())
+        return (math.fsum((d - mean) ** 2 for d in differences.values()) / max(n - 1, 1),
+                n - 1)
+    residuals = [d - statistics.fmean(v) for v in by_variant.values() for d in v]
+    return math.fsum(r * r for r in residuals) / df, df
 
 
-def _parts(blocks: Mapping[str, Any], truth: Any) -> dict[tuple[str, str], float]:
-    """Every per-subject normalized metric of ``blocks`` (structure is not resampled)."""
-    from icgbench.tasks import TASKS
+@dataclass(frozen=True)
+class PairPower:
+    """Two models adjacent in one scope's ``overall`` ranking (see the module)."""
 
-    out = {}
-    for name, task in TASKS.items():
-        if task.name == "structure_recovery" or not set(task.blocks) <= set(blocks):
-            continue
-        metrics = task.score(blocks, truth).metrics
-        for part in task.normalized:
-            value = metrics.get(part.metric)
-            if value is not None:
-                out[(name, part.metric)] = float(value)
+    scope: str
+    better: str
+    worse: str
+    cohorts: int
+    variants: int
+    difference: float
+    sd: float
+    p_value: float | None
+    detectable: float
+    within: float | None = None
+    between: float | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _name(key: Key) -> str:
+    return f"{key[0]} {key[1]}"
+
+
+def pairs(entries: list[LeaderboardEntry], scopes: Sequence[str] | None = None
+          ) -> list[PairPower]:
+    """Every pair adjacent in each scope's overall ranking (the whole board, then each
+    variant), among the complete models that fit data (not the reference lines)."""
+    from icgbench.leaderboard.ranking import floors_of, normalized_with_shares
+    from icgbench.leaderboard.uncertainty import paired_p
+
+    floors = floors_of(entries)
+    variants = list(dict.fromkeys(e.variant_name for e in entries))
+    out = []
+    for scope in scopes or [ALL, *variants]:
+        rows, shares = normalized_with_shares(entries, None if scope == ALL else [scope],
+                                              floors)
+        ranked = [(r.model, r.package_version) for r in rows
+                  if r.place is not None and not r.partial]
+        for a, b in itertools.pairwise(ranked):
+            diffs = {c: shares[a][c] - shares[b][c] for c in shares[a] if c in shares[b]}
+            variance, df = blocked_variance(diffs)
+            n = len(diffs)
+            out.append(PairPower(scope, _name(a), _name(b), n, len({c[0] for c in diffs}),
+                                 statistics.fmean(diffs.values()), math.sqrt(variance),
+                                 paired_p(shares[a], shares[b]),
+                                 detectable(variance, n, df)))
     return out
 
 
-def _within_variance(paths: tuple[Path, Path], weights: Mapping[tuple[str, str], float],
-                     root: Path | None, rng: np.random.Generator, resamples: int) -> float:
-    """The bootstrap variance of one cohort's difference of the two models' shares."""
-    from icgbench.scorer import validate
+def within_variance(entries: list[LeaderboardEntry], folder: Path, pair: PairPower,
+                    cohorts: Sequence[Cohort], root: Path | None, resamples: int,
+                    rng: np.random.Generator) -> float:
+    """The mean over ``cohorts`` of the bootstrap variance of one cohort's difference of the
+    pair's shares of ``overall`` (per-subject metrics resampled; structure, which no
+    subject enters, held)."""
+    from icgbench.leaderboard.ranking import normalized_with_shares
 
-    validated = [validate(p, root=root) for p in paths]
-    truth = validated[0].truth
-    sizes = {s: len(truth.ids[s]) for s in ("test", "target_test")}
-    draws = []
-    for _ in range(resamples):
-        index = {s: rng.integers(0, n, n) for s, n in sizes.items()}
-        values = []
-        for v in validated:
-            cut, blocks = _resample(v.truth, v.blocks, index)
-            values.append(_parts(blocks, cut))
-        draws.append(math.fsum(w * (values[0].get(p, 0.0) - values[1].get(p, 0.0))
-                               for p, w in weights.items()))
-    return float(np.var(draws, ddof=1))
+    _, shares = normalized_with_shares(entries, None if pair.scope == ALL else [pair.scope])
+    names = {_name((e.model_name, e.package_version)): (e.model_name, e.package_version)
+             for e in entries}
+    keys = (names[pair.better], names[pair.worse])
+    by_cohort = {(e.variant_name, e.seed, (e.model_name, e.package_version)): e
+                 for e in entries}
+    variances = []
+    for cohort in cohorts:
+        mine = [by_cohort.get((*cohort, k)) for k in keys]
+        if any(e is None for e in mine):
+            continue
+        draws = bootstrap(mine, folder, root, resamples, rng)
+        scale = [_share_per_unit(entries, pair.scope, k, cohort, shares) for k in keys]
+        differences = [math.fsum(scale[0].get(p, 0.0) * d[0].get(p, 0.0)
+                                 - scale[1].get(p, 0.0) * d[1].get(p, 0.0) for p in
+                                 {*scale[0], *scale[1]}) for d in draws]
+        variances.append(float(np.var(differences, ddof=1)))
+    return float(np.mean(variances)) if variances else 0.0
 
 
-Part = tuple[str, str]
-
-
-def _weights(bounds: Mapping[int, Mapping[Part, tuple[float, float]]]) -> dict[Part, float]:
-    """Each normalized metric's weight in a cohort's share of ``overall``, per unit of
-    score: its direction over (its mean span, its category's metrics, the five
-    categories)."""
+def _share_per_unit(entries: list[LeaderboardEntry], scope: str, key: Key, cohort: Cohort,
+                    shares: Mapping[Key, Mapping[Cohort, float]]) -> dict[tuple[str, str], float]:
+    """How much one unit of each normalized metric on ``cohort`` moves the model's share
+    of ``overall`` there, as :func:`icgbench.tasks.normalized.aggregate` weighs it: its
+    direction, times the scope's cohorts, over the variants, the variant's summed span, the
+    category's metrics and the categories."""
+    from icgbench.contract.vocabulary import CATEGORIES
+    from icgbench.leaderboard.ranking import part_bounds
     from icgbench.tasks.normalized import higher_is_better, parts_of_categories
 
-    categories = parts_of_categories()
-    weights = {}
-    for parts in categories.values():
+    pool = [e for e in entries if scope == ALL or e.variant_name == scope]
+    cohorts = {(e.variant_name, e.seed) for e in pool}
+    bounds: dict[Cohort, dict[tuple[str, str], tuple[float, float]]] = {}
+    for e in pool:
+        bounds.setdefault((e.variant_name, e.seed), {}).update(part_bounds(e))
+    out = {}
+    for parts in parts_of_categories().values():
         spans = {}
         for part in parts:
             sign = 1 if higher_is_better(part) else -1
-            values = [sign * (b[part][1] - b[part][0]) for b in bounds.values() if part in b]
-            values = [v for v in values if v > 0]
-            if values:
-                spans[part] = (sign, math.fsum(values) / len(values))
-        for part, (sign, span) in spans.items():
-            weights[part] = sign / (span * len(spans) * len(categories))
-    return weights
-
-
-def _difference(pair: tuple[LeaderboardEntry, LeaderboardEntry],
-                bounds: Mapping[Part, tuple[float, float]], weights: Mapping[Part, float]
-                ) -> float:
-    """One cohort's difference of the two models' shares of ``overall`` (a metric a model
-    has no score for is at its floor)."""
-    gains = [{p: e.scores[p[0]][p[1]] - bounds[p][0] for p in weights
-              if p in bounds and e.scores.get(p[0], {}).get(p[1]) is not None} for e in pair]
-    return math.fsum(w * (gains[0].get(p, 0.0) - gains[1].get(p, 0.0))
-                     for p, w in weights.items())
-
-
-def _result(variant: str, models: tuple[str, str], differences: list[float],
-            within: list[float], test_size: int, delta: float) -> Power:
-    n = len(differences)
-    within_mean = float(np.mean(within))
-    between = max(0.0, float(np.var(differences, ddof=1)) - within_mean)
-    observed = float(np.mean(differences))
-
-    def with_seeds(k: int) -> float:
-        return power(delta, between + within_mean, k)
-
-    def with_test_size(k: int) -> float:
-        return power(delta, between + within_mean * test_size / k, n)
-
-    return Power(variant=variant, models=models, cohorts=n, test_size=test_size,
-                 difference=observed, within=within_mean, between=between,
-                 power_at_delta=with_seeds(n),
-                 power_at_difference=power(observed, between + within_mean, n),
-                 seeds_needed=_smallest(with_seeds),
-                 test_size_needed=_smallest(with_test_size, start=test_size))
-
-
-def analyse(entries: list[LeaderboardEntry], folder: Path, root: Path | None = None,
-            delta: float = DELTA, resamples: int = RESAMPLES) -> list[Power]:
-    """The power analysis of each variant of a board (see the module), ``resamples``
-    bootstrap draws per cohort."""
-    from icgbench.io.progress import track
-    from icgbench.leaderboard.ranking import floors_of, part_bounds, rank_overall
-
-    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(STREAM)))
-    floors = floors_of(entries)
-    out = []
-    variants = list(dict.fromkeys(e.variant_name for e in entries))
-    for variant in track(variants, len(variants), "bootstrapping each variant's top pair"):
-        top = [(r.model, r.package_version) for r in rank_overall(entries, [variant], floors)
-               if not r.partial and (r.model, r.package_version) not in floors][:2]
-        if len(top) < 2:
-            continue
-        mine = [{e.seed: e for e in entries if e.variant_name == variant
-                 and (e.model_name, e.package_version) == key} for key in top]
-        seeds = sorted(set(mine[0]) & set(mine[1]))
-        if len(seeds) < 2:  # one cohort says nothing of the spread between cohorts
-            continue
-        bounds = {s: part_bounds(mine[0][s]) for s in seeds}
-        weights = _weights(bounds)
-        per_subject = {p: w for p, w in weights.items() if p[0] != "structure_recovery"}
-        differences = [_difference((mine[0][s], mine[1][s]), bounds[s], weights)
-                       for s in seeds]
-        within = [_within_variance((folder / mine[0][s].submission_path,
-                                    folder / mine[1][s].submission_path),
-                                   per_subject, root, rng, resamples) for s in seeds]
-        out.append(_result(variant, (top[0][0], top[1][0]), differences, within,
-                           _test_size(mine[0][seeds[0]], root), delta))
+            summed: dict[str, float] = {}
+            for c, b in bounds.items():
+                if part in b and sign * (b[part][1] - b[part][0]) > 0:
+                    summed[c[0]] = summed.get(c[0], 0.0) + sign * (b[part][1] - b[part][0])
+            if cohort[0] in summed:
+                spans[part] = (sign, summed[cohort[0]], len(summed))
+        for part, (sign, total, variants) in spans.items():
+            out[part] = sign * len(cohorts) / (variants * total * len(spans) * len(CATEGORIES))
     return out
 
 
-def _test_size(entry: LeaderboardEntry, root: Path | None) -> int:
+@dataclass(frozen=True)
+class Design:
+    """A board shape: seeds per variant and test subjects per cohort, and the largest
+    detectable difference it would have over the analysed pairs, overall and in a variant."""
+
+    seeds: int
+    test_size: int
+    overall: float
+    variant: float
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def project(pair: PairPower, seeds: int, test_size: int, release_test_size: int,
+            variants: int) -> float:
+    """A pair's detectable difference on ``seeds`` cohorts per variant of ``test_size``
+    test subjects (its scope's variants: all of them, or one)."""
+    if pair.within is None or pair.between is None:
+        raise ValueError("project needs the pair's within and between variances")
+    variance = pair.between + pair.within * release_test_size / test_size
+    n = seeds * (variants if pair.scope == ALL else 1)
+    df = n - (variants if pair.scope == ALL else 1)
+    return detectable(variance, n, df)
+
+
+def designs(analysed: Sequence[PairPower], release_test_size: int, variants: int,
+            seeds: Sequence[int], test_sizes: Sequence[int]) -> list[Design]:
+    """The largest projected detectable difference overall and in a variant, per design."""
+    out = []
+    with_parts = [p for p in analysed if p.within is not None]
+    for k in seeds:
+        for m in test_sizes:
+            overall = [project(p, k, m, release_test_size, variants) for p in with_parts
+                       if p.scope == ALL]
+            single = [project(p, k, m, release_test_size, variants) for p in with_parts
+                      if p.scope != ALL]
+            out.append(Design(k, m, max(overall, default=math.nan),
+                              max(single, default=math.nan)))
+    return out
+
+
+def analyse(entries: list[LeaderboardEntry], folder: Path, root: Path | None = None,
+            resamples: int = 0, sample: int = 2) -> list[PairPower]:
+    """Every adjacent pair of every scope (:func:`pairs`); with ``resamples`` > 0, each
+    pair's within-cohort variance from ``resamples`` bootstrap draws on the first
+    ``sample`` seeds of each variant in its scope, and the between-cohort variance."""
+    from dataclasses import replace
+
+    from icgbench.io.progress import track
+
+    out = pairs(entries)
+    if resamples <= 0:
+        return out
+    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(STREAM)))
+    seeds: dict[str, list[int]] = {}
+    for e in entries:
+        mine = seeds.setdefault(e.variant_name, [])
+        if e.seed not in mine:
+            mine.append(e.seed)
+    done = []
+    for p in track(out, len(out), "bootstrapping each pair's within-cohort spread"):
+        cohorts = [(v, s) for v, mine in seeds.items() if p.scope in (ALL, v)
+                   for s in sorted(mine)[:sample]]
+        within = within_variance(entries, folder, p, cohorts, root, resamples, rng)
+        done.append(replace(p, within=within, between=max(0.0, p.sd**2 - within)))
+    return done
+
+
+def test_size(entries: list[LeaderboardEntry], root: Path | None = None) -> int:
+    """The test split's size of the board's first cohort (every cohort of a tier has the
+    same)."""
     from icgbench.api.tables import tier_descriptor
 
-    cohort = next(c for c in tier_descriptor(entry.tier, root).cohorts()
-                  if (c["variant"], c["seed"]) == (entry.variant_name, entry.seed))
+    e = entries[0]
+    cohort = next(c for c in tier_descriptor(e.tier, root).cohorts()
+                  if (c["variant"], c["seed"]) == (e.variant_name, e.seed))
     return int(cohort["sizes"]["test"])
-
-
-def _smallest(power_of, start: int = 2, factor: int | None = None, limit: int = 10**7
-              ) -> int | None:
-    """The smallest k >= ``start`` whose power reaches TARGET_POWER (power grows with k):
-    doubling to a bound, then bisection; None when none up to ``limit`` does."""
-    high = start
-    while power_of(high) < TARGET_POWER:
-        high *= 2
-        if high > limit:
-            return None
-    low = max(start, high // 2)
-    if power_of(low) >= TARGET_POWER:
-        return low
-    while high - low > 1:
-        mid = (low + high) // 2
-        if power_of(mid) >= TARGET_POWER:
-            high = mid
-        else:
-            low = mid
-    return high

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import gzip
 import json
 import logging
@@ -82,6 +83,27 @@ def prepare_cohort(cohort: str, seed: int | None, tier: str, root: Path | None,
     return UNFROZEN_NAME, where
 
 
+def _loaded(cohort: str, seed: int | None, tier: str, root: Path | None) -> CohortData:
+    """The cohort's public tables, loaded (hash-checked) once per process for the cohort
+    a sweep's worker runs many models on in a row: each model gets its own copies."""
+    from dataclasses import fields, replace
+
+    import pandas as pd
+
+    path = tier_descriptor(tier, root).path
+    stat = path.stat()
+    data = _cached(cohort, seed, tier, root, (str(path), stat.st_mtime_ns, stat.st_size))
+    return replace(data, **{f.name: getattr(data, f.name).copy() for f in fields(data)
+                            if isinstance(getattr(data, f.name), pd.DataFrame)})
+
+
+@functools.lru_cache(maxsize=2)
+def _cached(cohort: str, seed: int | None, tier: str, root: Path | None,
+            descriptor: tuple[str, int, int]) -> CohortData:
+    """Loaded once per release descriptor (its path, modification time and size)."""
+    return CohortData.load(cohort, seed, tier, root)
+
+
 def run_experiment(model_name: str, cohort: str, seed: int | None, tier: str, outdir: Path,
                    root: Path | None = None, compress: bool = False,
                    structure_k: int | None = None, n_subjects: int | None = None,
@@ -94,7 +116,8 @@ def run_experiment(model_name: str, cohort: str, seed: int | None, tier: str, ou
     """
     start = time.perf_counter()
     tier, root = prepare_cohort(cohort, seed, tier, root, outdir, n_subjects, months)
-    data = CohortData.load(cohort, seed, tier, root)
+    data = _loaded(cohort, seed, tier, root) if tier != UNFROZEN_NAME else CohortData.load(
+        cohort, seed, tier, root)
     log.info("loaded the public tables of %s seed %d (%s tier)", cohort, data.seed, tier)
     t_load = time.perf_counter()
     model = get_model(model_name)

@@ -97,22 +97,58 @@ def register(commands: argparse._SubParsersAction) -> None:
                    help="figure folder (default: outputs/figures)")
     p.set_defaults(func=run_plots)
 
-    p = sub.add_parser("power", help="how many seeds and test subjects it takes to separate "
-                       "each variant's top pair on a board",
-                       description="For each variant of a board, the two best models "
-                       "overall: the variance of their per-cohort difference within a cohort "
-                       "(a bootstrap over the held-out subjects) and between cohorts, the "
-                       "power of the board's paired test at the release's sizes, and the "
-                       "seeds or test size 80%% power at --delta would take "
-                       "(docs/leaderboard.md).")
+    p = sub.add_parser("power", help="the smallest difference a board can tell apart, per "
+                       "pair of neighbours",
+                       description="For every pair of models adjacent in the board's "
+                       "overall ranking, and in each variant's: their difference, its "
+                       "spread over cohorts (paired, blocked by variant: the board's own "
+                       "shares and test) and the smallest true difference 80%% power finds "
+                       "at level 0.05. With --resamples, the spread is split into its part "
+                       "within a cohort (a bootstrap over the held-out subjects of --sample "
+                       "seeds per variant) and between cohorts, and the detectable "
+                       "difference of other board shapes is projected (docs/baselines.md).")
     p.add_argument("--dir", type=Path, default=None,
                    help="board folder (default: the repository's leaderboard/)")
-    p.add_argument("--delta", type=float, default=0.01,
-                   help="the true difference in normalized overall to detect (default 0.01)")
-    p.add_argument("--resamples", type=positive_int, default=200,
-                   help="bootstrap draws per cohort (default 200)")
+    p.add_argument("--resamples", type=non_negative_int, default=0,
+                   help="bootstrap draws per cohort (default 0: no split, no projection)")
+    p.add_argument("--sample", type=positive_int, default=2,
+                   help="seeds per variant bootstrapped (default 2)")
     p.add_argument("--json", action="store_true", help="print only JSON")
     p.set_defaults(func=run_power)
+
+    p = sub.add_parser("spans", help="floor-to-ceiling span of every variant x category in "
+                       "standard errors",
+                       description="For every variant and normalized metric of a board: the "
+                       "mean span from floor to ceiling over the largest standard error of "
+                       "the metric on one cohort (a bootstrap of each fitted reference on "
+                       "--sample cohorts per variant) and of the variant's pooled mean "
+                       "(docs/baselines.md).")
+    p.add_argument("--dir", type=Path, default=None,
+                   help="board folder (default: the repository's leaderboard/)")
+    p.add_argument("--resamples", type=positive_int, default=50,
+                   help="bootstrap draws per cohort (default 50)")
+    p.add_argument("--sample", type=positive_int, default=2,
+                   help="cohorts per variant bootstrapped (default 2)")
+    p.add_argument("--json", action="store_true", help="print only JSON")
+    p.set_defaults(func=run_spans)
+
+    p = sub.add_parser("attacks", help="answers without a model, graded per variant and "
+                       "category",
+                       description="Every answer an attacker who reads the source would "
+                       "try (the model-free panel's, the best answer on other cohorts or in "
+                       "hindsight, reversals guessed at random over many draws, combinations "
+                       "outside the panel, their per-category composite), graded on a "
+                       "tier's cohorts and pooled per variant as the board pools; with "
+                       "--dir, each model of that board tested against the composite. Exits "
+                       "1 when an attack scores above 0.02 in some variant x category.")
+    p.add_argument("--tier", choices=list(TIERS), default="full",
+                   help="the tier whose cohorts are attacked (default full)")
+    p.add_argument("--dir", type=Path, default=None,
+                   help="a board whose models are tested against the composite")
+    p.add_argument("--draws", type=positive_int, default=2000,
+                   help="draws of the random reversal guess (default 2000)")
+    p.add_argument("--json", action="store_true", help="print only JSON")
+    p.set_defaults(func=run_attacks)
 
     p = sub.add_parser("baselines", help="write docs/baselines.md from a sweep")
     p.add_argument("--inputdir", type=Path, required=True, help="a sweep's output folder")
@@ -300,32 +336,103 @@ def _sweep_file(inputdir: Path, name: str) -> Path:
         raise UsageError(str(problem)) from None
 
 
-def run_power(args: argparse.Namespace) -> int:
-    from icgbench.bench.power import analyse
+def _board_entries(folder: Path | None) -> tuple[Path, list]:
     from icgbench.leaderboard.files import board_folder
     from icgbench.leaderboard.store import load_board
     from icgbench.release.locate import release_root
 
-    if not 0 < args.delta <= 1:
-        raise UsageError(f"--delta must be in (0, 1], got {args.delta}")
-    folder = board_folder(args.dir or release_root() / "leaderboard")
+    folder = board_folder(folder or release_root() / "leaderboard")
     entries = load_board(folder, new_tier=None).entries
-    rows = [r.as_dict() for r in analyse(entries, folder, delta=args.delta,
-                                         resamples=args.resamples)]
+    if not entries:
+        raise UsageError(f"{folder} holds no entries: nothing to analyse")
+    return folder, entries
+
+
+def run_spans(args: argparse.Namespace) -> int:
+    from icgbench.bench import spans
+
+    folder, entries = _board_entries(args.dir)
+    rows = spans.measure(entries, folder, resamples=args.resamples, sample=args.sample)
     if args.json:
-        print_json(rows)
+        print_json([r.as_dict() for r in rows])
         return 0
-    print(f"variant: top pair | cohorts, test size | difference | variance within, "
-          f"between | power at {args.delta:g}, at the difference | for 80% at "
-          f"{args.delta:g}: seeds, test size")
+    print("variant | category | metric | cohorts | span | per-cohort SE (model), ratio | "
+          "pooled SE (model), ratio")
     for r in rows:
-        test = "never" if r["test_size_needed"] is None else str(r["test_size_needed"])
-        print(f"{r['variant']}: {' > '.join(r['models'])} | {r['cohorts']}, "
-              f"{r['test_size']} | {r['difference']:.4f} | {r['within']:.5f}, "
-              f"{r['between']:.5f} | {r['power_at_delta']:.2f}, "
-              f"{r['power_at_difference']:.2f} | {r['seeds_needed']}, {test}")
-    print(f"analysed {len(rows)} variant(s) of {folder} ({args.resamples} resamples per "
-          "cohort); nothing written")
+        print(f"{r.variant} | {r.category} | {r.metric} | {r.cohorts} | {r.span:.4f} | "
+              f"{r.se_cohort:.4f} ({r.se_cohort_model}), {r.per_cohort:.1f} | "
+              f"{r.se_pooled:.4f} ({r.se_pooled_model}), {r.pooled:.1f}")
+    print(f"measured {len(rows)} variant x metric spans of {folder} ({args.resamples} "
+          f"resamples on {args.sample} cohort(s) per variant); nothing written")
+    return 0
+
+
+def run_attacks(args: argparse.Namespace) -> int:
+    from icgbench.bench import attacks
+
+    board = None
+    if args.dir is not None:
+        board, _ = _board_entries(args.dir)
+    result = attacks.report(args.tier, board=board, draws=args.draws)
+    above = [(v, c, w["score"], w["attack"]) for v, cats in result["worst"].items()
+             for c, w in cats.items() if w["score"] > attacks.TOLERANCE]
+    if args.json:
+        print_json(result)
+        return 1 if above else 0
+    print("variant | category | the best attack's normalized score (the attack)")
+    for variant, cats in result["worst"].items():
+        for category, w in cats.items():
+            print(f"{variant} | {category} | {w['score']:.4f} ({w['attack']})")
+    print("random reversal guesses (mean, 95th percentile, largest over "
+          f"{args.draws} draws):")
+    for variant, cats in result["random_guesses"].items():
+        for category, g in cats.items():
+            print(f"{variant} | {category} | {g['mean']:.4f}, {g['p95']:.4f}, {g['max']:.4f}")
+    print(f"the composite: overall {result['composite']['overall']:.4f}")
+    for row in result.get("separable", []):
+        p = "-" if row["p_value"] is None else f"{row['p_value']:.3g}"
+        print(f"{row['model']}: overall {row['overall']:.4f}, paired p against the "
+              f"composite {p}")
+    print(f"attacked the {args.tier} tier's {result['cohorts']} cohorts with "
+          f"{result['attacks']} answers; "
+          + (f"{len(above)} above {attacks.TOLERANCE}" if above else
+             f"none above {attacks.TOLERANCE}") + "; nothing written")
+    return 1 if above else 0
+
+
+#: The board shapes ``bench power --resamples`` projects: seeds per variant, test size.
+DESIGN_SEEDS = (5, 10, 20, 30, 40, 60)
+DESIGN_TEST_SIZES = (250, 500, 1000, 2000)
+
+
+def run_power(args: argparse.Namespace) -> int:
+    from icgbench.bench import power
+
+    folder, entries = _board_entries(args.dir)
+    analysed = power.analyse(entries, folder, resamples=args.resamples, sample=args.sample)
+    m0 = power.test_size(entries)
+    variants = len({e.variant_name for e in entries})
+    shapes = (power.designs(analysed, m0, variants, DESIGN_SEEDS, DESIGN_TEST_SIZES)
+              if args.resamples else [])
+    if args.json:
+        print_json({"pairs": [p.as_dict() for p in analysed],
+                    "designs": [d.as_dict() for d in shapes], "test_size": m0})
+        return 0
+    print("scope: better > worse | cohorts | difference | sd | p | detectable at 80%"
+          + (" | within, between" if args.resamples else ""))
+    for p in analysed:
+        split = (f" | {p.within:.5f}, {p.between:.5f}" if p.within is not None else "")
+        pv = "-" if p.p_value is None else f"{p.p_value:.3g}"
+        print(f"{p.scope}: {p.better} > {p.worse} | {p.cohorts} | {p.difference:.4f} | "
+              f"{p.sd:.4f} | {pv} | {p.detectable:.4f}{split}")
+    if shapes:
+        print(f"projected (largest over the pairs; test size now {m0}): seeds per variant, "
+              "test size | detectable overall | in a variant")
+        for d in shapes:
+            print(f"{d.seeds}, {d.test_size} | {d.overall:.4f} | {d.variant:.4f}")
+    print(f"analysed {len(analysed)} adjacent pair(s) of {folder}"
+          + (f" ({args.resamples} resamples per cohort, {args.sample} seed(s) per variant)"
+             if args.resamples else "") + "; nothing written")
     return 0
 
 

@@ -241,9 +241,10 @@ def run_show(args: argparse.Namespace) -> int:
     about = _entry_labels(folder, entries)
     floors = ranking.floors_of(entries)
     out("normalized means over every cohort (a missing cohort counts as the floor) "
-        "[95% interval] ± sd; places follow the means; a group letter joins neighbours "
-        "not separable (paired t-tests over cohorts blocked by variant, Holm); 'partial' "
-        "rows cover fewer cohorts and follow the complete ones; 'ref' a reference line")
+        "[95% interval] ± sd, negative below the floor; places follow the means; two "
+        "models sharing a group letter are not separable (each pair's own paired t-test "
+        "over its cohorts, blocked by variant, 5%); 'partial' rows cover fewer cohorts "
+        "and follow the complete ones; 'ref' a reference line")
     tables = []
     if args.metric is None or overall_only:
         if args.task is None:

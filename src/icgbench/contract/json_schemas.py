@@ -21,7 +21,7 @@ from icgbench.release.tiers import TIERS as FROZEN_TIERS
 
 DRAFT7 = "http://json-schema.org/draft-07/schema#"
 SUBMISSION_VERSION = "1.0"
-REPORT_VERSION = "2.1"
+REPORT_VERSION = "3.0"
 LEADERBOARD_VERSION = "0.2"
 ID_PATTERN = "^(TR|TE|TG)[0-9]{6,9}$"
 HASH12 = "^[0-9a-f]{12}$"
@@ -204,14 +204,14 @@ def score_report_schema() -> dict[str, Any]:
             "normalized": {
                 "type": "object",
                 "description": "The task's category score on this cohort: the mean of its "
-                "parts, each clip((score - floor) / (ceiling - floor), 0, 1); null parts "
-                "(and note) when the result cannot be normalized.",
+                "parts, each min((score - floor) / (ceiling - floor), 1), negative below "
+                "the floor; null parts (and note) when the result cannot be normalized.",
                 "required": ["category", "score", "parts"],
                 "properties": {
                     "category": {"enum": list(CATEGORIES)},
-                    "score": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
+                    "score": {"type": ["number", "null"], "maximum": 1},
                     "note": {"type": "string", "description": "Why the parts are not "
-                             "normalized (e.g. another responsive threshold)."},
+                             "normalized (e.g. a graph graded at its own best K)."},
                     "parts": {"type": "object", "additionalProperties": {
                         "type": "object",
                         "required": ["score", "floor", "floor_answer", "ceiling",
@@ -222,7 +222,7 @@ def score_report_schema() -> dict[str, Any]:
                             "floor_answer": {
                                 "type": ["string", "null"],
                                 "description": "The model-free answer whose score is the "
-                                "floor (model_free_scores), or chance."}}}},
+                                "floor (the row model_free_scores marks), or chance."}}}},
                 },
             },
         },
@@ -279,10 +279,10 @@ def score_report_schema() -> dict[str, Any]:
                         "required": list(CATEGORIES),
                         "description": "Each category's normalized score (null: not "
                         "attempted).",
-                        "properties": {c: {"type": ["number", "null"], "minimum": 0,
-                                           "maximum": 1} for c in CATEGORIES},
+                        "properties": {c: {"type": ["number", "null"], "maximum": 1}
+                                       for c in CATEGORIES},
                     },
-                    "overall": {"type": ["number", "null"], "minimum": 0, "maximum": 1,
+                    "overall": {"type": ["number", "null"], "maximum": 1,
                                 "description": "Mean of the normalized category scores, a "
                                 "category not attempted counting 0 (on the sealed track's "
                                 "public half, over the categories shown); null when an "

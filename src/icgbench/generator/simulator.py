@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
@@ -47,7 +45,7 @@ from icgbench.generator.prior import prior_signs, prior_weights
 from icgbench.generator.reference import cohort_mechanism, dynamics_constants
 from icgbench.generator.streams import Seed, stream
 from icgbench.generator.variants import Variant, get_variant
-from icgbench.io.arrow import array, strings, table
+from icgbench.io.arrow import array, masked, numbered, repeated, strings, table, validity_of
 
 
 @dataclass(frozen=True)
@@ -55,7 +53,7 @@ class BlockResult:
     """Everything simulated for one block of a split, before it is laid out as tables."""
 
     split: str
-    ids: np.ndarray
+    ids: pa.Array  # strings
     population: Population
     trajectories: Trajectories
     risk: np.ndarray  # (runs, n): factual first, then one row per intervention
@@ -109,9 +107,7 @@ def simulate_block(
                                            variant.frailty_sd)
     event = stream(variant.variant_hash, seed, split, "event", block.index).random(n) < risk[0]
     obs = observe(variant, seed, pop, traj, scale, visits, block.index)
-    ids = np.array([f"{SPLIT_ID_PREFIX[split]}{i:06d}" for i in range(block.start + 1,
-                                                                       block.stop + 1)],
-                   dtype=object)
+    ids = numbered(SPLIT_ID_PREFIX[split], block.start + 1, block.stop + 1)
     return BlockResult(split, ids, pop, traj, risk, reachable, event, obs)
 
 
@@ -160,75 +156,7 @@ def simulate(
                for split in HELD_OUT}
     tables = {**subject_tables(parts), **cohort_tables(variant, seed, months, effects,
                                                         {s: sizes[s] for s in HELD_OUT})}
-    from icgbench.model_free.panel import model_free_scores
-
-    tables[PANEL_TABLE] = model_free_scores(variant, seed, tables, published_effects)
     return Cohort(variant, seed, months, dict(sizes), {t: tables[t] for t in TABLE_ORDER})
-
-
-#: The frozen cohorts' published effects, shipped so that simulating one cohort need not
-#: simulate the test split of every other frozen cohort of its variant (the model-free
-#: panel's donors): ``"<variant_hash>/<seed>/<months>/<n_test>"`` -> {intervention: effect}.
-#: ``python -m icgbench.generator.shipped --effects`` rewrites it; a test simulates them
-#: again.
-PUBLISHED_EFFECTS = "published_effects.json"
-
-
-@functools.lru_cache(maxsize=256)
-def published_effects(variant: Variant, seed: int) -> dict[str, float]:
-    """A frozen cohort's published test-split average effects (its ``intervention_effects``
-    ``mean_effect``), simulated at its own tier's size: what an answer that copies another
-    cohort's truth reads. Read from the shipped file when it holds them."""
-    months, n_test = _published_size(variant, seed)
-    stored = shipped_effects().get(effects_key(variant, seed, months, n_test))
-    return dict(stored) if stored is not None else simulate_published_effects(variant, seed)
-
-
-def simulate_published_effects(variant: Variant, seed: int) -> dict[str, float]:
-    """:func:`published_effects` simulated now (the shipped file's source)."""
-    months, n_test = _published_size(variant, seed)
-    sizes = {"train": 0, "test": n_test, "target_test": 0}
-    sums = add_in_order([simulate_block(variant, seed, b, months, visit_months(variant, months)
-                                        ).effect_sums() for b in split_blocks(sizes)])
-    return {n: round(float(s / n_test), mech.PUBLISHED_DECIMALS)
-            for n, s in zip(intervention_names(), sums, strict=True)}
-
-
-def _published_size(variant: Variant, seed: int) -> tuple[int, int]:
-    """(follow-up months, test subjects) of the frozen tier that holds ``seed``."""
-    from icgbench.release.tiers import TIERS
-
-    tier = next(t for t in TIERS.values() if seed in t.seeds)
-    return tier.months or variant.months, tier.sizes["test"]
-
-
-def effects_key(variant: Variant, seed: int, months: int, n_test: int) -> str:
-    """The key of one cohort's effects in the shipped file."""
-    return f"{variant.variant_hash}/{seed}/{months}/{n_test}"
-
-
-@functools.cache
-def shipped_effects() -> dict[str, dict[str, float]]:
-    """The shipped file's content (see PUBLISHED_EFFECTS)."""
-    import json
-    from importlib import resources
-
-    text = resources.files(__package__).joinpath(PUBLISHED_EFFECTS).read_text(encoding="utf-8")
-    return json.loads(text)
-
-
-def write_published_effects(cohorts: list[tuple[Variant, int]]) -> Path:
-    """Simulate the given frozen cohorts' published effects and rewrite the shipped file
-    with exactly theirs."""
-    import json
-
-    from icgbench.io.atomic import write_text
-
-    effects = {effects_key(v, seed, *_published_size(v, seed)):
-               simulate_published_effects(v, seed) for v, seed in cohorts}
-    path = Path(__file__).with_name(PUBLISHED_EFFECTS)
-    write_text(path, json.dumps(effects, indent=1, sort_keys=True) + "\n")
-    return path
 
 
 # --- table layout ------------------------------------------------------------------------
@@ -238,6 +166,16 @@ def _concat(parts: list[BlockResult], get) -> np.ndarray:
     return np.concatenate([get(p) for p in parts])
 
 
+def _ids(parts: list[BlockResult]) -> pa.Array:
+    return pa.concat_arrays([p.ids for p in parts])
+
+
+def _constant(parts: list[BlockResult], value_of, rows=lambda p: len(p.ids)) -> pa.Array:
+    """A string column holding ``value_of(block)`` on each of the block's ``rows(block)``
+    rows."""
+    return pa.concat_arrays([repeated(value_of(p), rows(p)) for p in parts])
+
+
 def _round(values: np.ndarray, decimals: int = mech.PUBLISHED_DECIMALS) -> np.ndarray:
     """Published precision: the release states numbers to a fixed number of decimals."""
     return np.round(values, decimals)
@@ -245,16 +183,14 @@ def _round(values: np.ndarray, decimals: int = mech.PUBLISHED_DECIMALS) -> np.nd
 
 def _subjects(parts: list[BlockResult]) -> pa.Table:
     cols: dict[str, object] = {
-        "subject_id": _concat(parts, lambda p: p.ids),
-        "split": _concat(parts, lambda p: np.full(len(p.ids), p.split, dtype=object)),
-        "domain": _concat(
-            parts, lambda p: np.full(len(p.ids), SPLIT_DOMAIN[p.split], dtype=object)
-        ),
+        "subject_id": _ids(parts),
+        "split": _constant(parts, lambda p: p.split),
+        "domain": _constant(parts, lambda p: SPLIT_DOMAIN[p.split]),
         "age": _concat(parts, lambda p: p.population.age.astype(np.int64)),
-        "sex": _concat(parts, lambda p: np.where(p.population.female, "F", "M").astype(object)),
-        "archetype": _concat(
-            parts, lambda p: np.array(ARCHETYPES, dtype=object)[p.population.archetype_index]
-        ),
+        "sex": strings(["M", "F"]).take(array(
+            _concat(parts, lambda p: p.population.female.astype(np.int64)))),
+        "archetype": strings(list(ARCHETYPES)).take(array(
+            _concat(parts, lambda p: p.population.archetype_index.astype(np.int64)))),
         "dose": _round(_concat(parts, lambda p: p.population.dose)),
     }
     measured = mech.OBSERVATION_DECIMALS
@@ -271,9 +207,9 @@ def _subjects(parts: list[BlockResult]) -> pa.Table:
     return table(cols)
 
 
-def _repeat(ids: np.ndarray, times: int) -> pa.Array:
-    """Each id repeated ``times`` times, as an Arrow string array (cheaper than objects)."""
-    return strings(ids.tolist()).take(array(np.repeat(np.arange(len(ids)), times)))
+def _repeat(ids: pa.Array, times: int) -> pa.Array:
+    """Each id repeated ``times`` times."""
+    return ids.take(array(np.repeat(np.arange(len(ids), dtype=np.int64), times)))
 
 
 def _observations(parts: list[BlockResult]) -> tuple[pa.Table, pa.Table]:
@@ -284,24 +220,22 @@ def _observations(parts: list[BlockResult]) -> tuple[pa.Table, pa.Table]:
         [np.tile(np.array(p.observations.visit_months), len(p.ids)) for p in parts]
     )
     observed = np.concatenate([p.observations.observed.reshape(-1, nm) for p in parts])
+    # one contiguous row per feature: every column is then a plain slice
     blocks = {
         "transcriptomic": np.concatenate(
-            [p.observations.transcriptomic.reshape(_rows(p), -1) for p in parts]
-        ),
+            [p.observations.transcriptomic.reshape(_rows(p), -1) for p in parts]).T.copy(),
         "epigenomic": np.concatenate(
-            [p.observations.epigenomic.reshape(_rows(p), -1) for p in parts]
-        ),
+            [p.observations.epigenomic.reshape(_rows(p), -1) for p in parts]).T.copy(),
         "mutational": np.concatenate(
-            [p.observations.signatures.reshape(_rows(p), -1) for p in parts]
-        ),
+            [p.observations.signatures.reshape(_rows(p), -1) for p in parts]).T.copy(),
     }
     counts = np.concatenate([p.observations.mutation_count.reshape(-1) for p in parts])
     obs: dict[str, pa.Array] = {"subject_id": ids, "visit_month": array(months)}
     for mi, modality in enumerate(MODALITIES):
-        hidden = ~observed[:, mi]
+        validity = validity_of(~observed[:, mi])
         for j, column in enumerate(features[modality]):
-            values = counts if column == "mut_total_count" else blocks[modality][:, j]
-            obs[column] = array(values, mask=hidden)
+            values = counts if column == "mut_total_count" else blocks[modality][j]
+            obs[column] = masked(values, validity)
     masks: dict[str, object] = {"subject_id": ids, "visit_month": array(months)}
     for mi, modality in enumerate(MODALITIES):
         masks[modality] = observed[:, mi]
@@ -317,22 +251,22 @@ def _states(parts: list[BlockResult], truth: bool) -> pa.Table:
     """The states at every recorded month; the truth (held-out splits) also has the split
     and latent_risk, which the public train table leaves out: it is a function of the
     cohort's outcome weights, which a public column must never hand out."""
-    cols: dict[str, list[np.ndarray]] = {"subject_id": [], "split": [], "month": []}
-    for name in (*STATES, RISK_STATE):
-        cols[name] = []
-    for p in parts:
-        t = p.trajectories
-        n, nt = len(p.ids), len(t.months)
-        cols["subject_id"].append(np.repeat(p.ids, nt))
-        cols["split"].append(np.full(n * nt, p.split, dtype=object))
-        cols["month"].append(np.tile(np.array(t.months), n))
-        for j, s in enumerate(STATES):
-            cols[s].append(_round(t.states[:, j, :].T.reshape(-1)))
-        cols[RISK_STATE].append(_round(t.latent_risk.T.reshape(-1)))
-    out = {k: np.concatenate(v) for k, v in cols.items()}
+    cols: dict[str, object] = {
+        "subject_id": pa.concat_arrays([_repeat(p.ids, len(p.trajectories.months))
+                                        for p in parts]),
+        "split": _constant(parts, lambda p: p.split,
+                           lambda p: len(p.ids) * len(p.trajectories.months)),
+        "month": np.concatenate([np.tile(np.array(p.trajectories.months), len(p.ids))
+                                 for p in parts]),
+    }
+    for j, s in enumerate(STATES):
+        cols[s] = _round(np.concatenate([p.trajectories.states[:, j, :].T.reshape(-1)
+                                         for p in parts]))
+    cols[RISK_STATE] = _round(np.concatenate([p.trajectories.latent_risk.T.reshape(-1)
+                                              for p in parts]))
     if not truth:
-        del out["split"], out[RISK_STATE]
-    return table(out)
+        del cols["split"], cols[RISK_STATE]
+    return table(cols)
 
 
 def _structural_prior() -> pa.Table:
@@ -348,18 +282,17 @@ HELD_OUT_TABLES = ("test_outcomes", "test_states", "counterfactual_risks", "reac
 #: Tables of the cohort as a whole (small): the registry, the priors, the graph, the effects.
 COHORT_TABLES = ("interventions", "structural_prior", "prior_graph", "nodes",
                  "intervention_effects", "graph")
-#: The model-free panel's scores: graded from every other table (:mod:`icgbench.model_free`).
-PANEL_TABLE = "model_free_scores"
-#: The order of ``Cohort.tables``.
+#: The order of ``Cohort.tables``: every table the DGP writes (the release adds the
+#: model-free panel's scores, :mod:`icgbench.model_free`, which grade these).
 TABLE_ORDER = ("subjects", "observations", "masks", "train_outcomes", "train_states",
                "interventions", "structural_prior", "prior_graph", "nodes", "test_outcomes",
                "test_states", "kcc_activations", "host_latents", "counterfactual_risks",
-               "reachable_risks", "intervention_effects", "graph", PANEL_TABLE)
+               "reachable_risks", "intervention_effects", "graph")
 HELD_OUT = ("test", "target_test")
 
 
-def _split_column(parts: list[BlockResult]) -> np.ndarray:
-    return _concat(parts, lambda p: np.full(len(p.ids), p.split, dtype=object))
+def _split_column(parts: list[BlockResult]) -> pa.Array:
+    return _constant(parts, lambda p: p.split)
 
 
 def subject_tables(parts: list[BlockResult]) -> dict[str, pa.Table]:
@@ -371,23 +304,23 @@ def subject_tables(parts: list[BlockResult]) -> dict[str, pa.Table]:
     tables = {"subjects": _subjects(parts), "observations": obs, "masks": masks}
     if train:
         tables["train_outcomes"] = table(
-            {"subject_id": _concat(train, lambda p: p.ids),
+            {"subject_id": _ids(train),
              "event": _concat(train, lambda p: p.event.astype(np.int64))})
         tables["train_states"] = _states(train, truth=False)
     if held_out:
         tables["test_outcomes"] = table({
-            "subject_id": _concat(held_out, lambda p: p.ids),
+            "subject_id": _ids(held_out),
             "split": _split_column(held_out),
             "event": _concat(held_out, lambda p: p.event.astype(np.int64)),
             "true_risk": _round(_concat(held_out, lambda p: p.risk[0])),
         })
         tables["test_states"] = _states(held_out, truth=True)
     tables["kcc_activations"] = table(
-        {"subject_id": _concat(parts, lambda p: p.ids)}
+        {"subject_id": _ids(parts)}
         | {k: _round(_concat(parts, lambda p, j=j: p.population.activation[:, j]))
            for j, k in enumerate(KCCS)})
     tables["host_latents"] = table(
-        {"subject_id": _concat(parts, lambda p: p.ids)}
+        {"subject_id": _ids(parts)}
         | {t: _round(_concat(parts, lambda p, j=j: p.population.host[:, j]))
            for j, t in enumerate(HOST_TRAITS)}
         | {FRAILTY: _round(_concat(parts, lambda p: p.trajectories.frailty))})
@@ -401,7 +334,7 @@ def _risk_table(held_out: list[BlockResult], runs) -> pa.Table:
     """Per held-out subject, one risk per run (``runs(block)`` is (runs, n): factual first,
     then one row per intervention)."""
     columns: dict[str, object] = {
-        "subject_id": _concat(held_out, lambda p: p.ids),
+        "subject_id": _ids(held_out),
         "split": _split_column(held_out),
         "risk": _round(_concat(held_out, lambda p: runs(p)[0])),
     }

@@ -61,6 +61,37 @@ def array(values: np.ndarray | list | pa.Array, mask: np.ndarray | None = None) 
                                  [validity, pa.py_buffer(data)], null_count=nulls)
 
 
+def repeated(value: str, n: int) -> pa.Array:
+    """``n`` copies of one string, as an Arrow string array."""
+    return strings([value]).take(array(np.zeros(n, dtype=np.int64)))
+
+
+def numbered(prefix: str, start: int, stop: int, width: int = 6) -> pa.Array:
+    """``f"{prefix}{i:0{width}d}"`` for i in [start, stop), as an Arrow string array built
+    by Arrow's kernels (no Python string per row)."""
+    digits = pc.utf8_lpad(pc.cast(array(np.arange(start, stop, dtype=np.int64)), pa.string()),
+                          width=width, padding="0")
+    return pc.binary_join_element_wise(repeated(prefix, stop - start), digits, "")
+
+
+def masked(values: np.ndarray, validity: tuple[pa.Buffer | None, int]) -> pa.Array:
+    """A 1-D NumPy number array with a validity bitmap already packed (``validity``: the
+    buffer and the null count, from :func:`validity_of`): one mask serves many columns."""
+    data = np.ascontiguousarray(values, dtype=values.dtype.newbyteorder("="))
+    buffer, nulls = validity
+    return pa.Array.from_buffers(pa.from_numpy_dtype(data.dtype), len(data),
+                                 [buffer if nulls else None, pa.py_buffer(data)],
+                                 null_count=nulls)
+
+
+def validity_of(hidden: np.ndarray) -> tuple[pa.Buffer | None, int]:
+    """The packed validity bitmap of a mask (True: null) and its null count."""
+    nulls = int(np.count_nonzero(hidden))
+    if not nulls:
+        return None, 0
+    return pa.py_buffer(np.packbits(~np.asarray(hidden, dtype=bool), bitorder="little")), nulls
+
+
 def zero(kind: pa.DataType) -> pa.Scalar:
     """The zero (False for booleans) of a fixed-width Arrow type, as ``pa.scalar(0)``."""
     return pa.Array.from_buffers(kind, 1, [None, pa.py_buffer(bytes(16))])[0]

@@ -14,10 +14,11 @@ variant's seeds):
   listed without places (ECE and the conformity shares a constant can win; the transfer
   gaps).
 
-Places follow the means (equal means share a place); **groups** say which neighbours are
-really apart (:mod:`.uncertainty`: adjacent pairs, paired tests over cohorts blocked by
-variant, Holm). Reference lines (``random``; the truth readers on the page) are shown at
-their mean, never placed or grouped.
+Places follow the means (equal means share a place); **group letters** say which models
+are really apart (:mod:`.uncertainty`: every pair tested on its own cohorts, a paired test
+blocked by variant, drawn as a compact letter display: two models share a letter exactly
+when they are not separable, whatever else is on the board). Reference lines (``random``;
+the truth readers on the page) are shown at their mean, never placed or grouped.
 """
 
 from __future__ import annotations
@@ -38,8 +39,8 @@ Floors = frozenset[Key] | set[Key]
 class Ranked:
     """One model's row: its mean over the scope, sample std and 95% interval (of the
     cohorts' shares for a normalized mean), how many cohorts it has entries for, its place
-    and group (None for a reference line or an unranked metric) and whether it is partial.
-    """
+    and group letters (None for a reference line or an unranked metric) and whether it is
+    partial."""
 
     model: str
     package_version: str
@@ -49,22 +50,16 @@ class Ranked:
     low: float | None = None
     high: float | None = None
     place: int | None = None
-    group: int | None = None
+    group: str | None = None
     partial: bool = False
     #: For ``overall``: each category's (normalized mean, interval low, interval high).
     categories: Mapping[str, tuple[float | None, float | None, float | None]] = field(
         default_factory=dict)
 
 
-def group_label(group: int | None) -> str:
-    """A group's letter: A, B, ..., Z, then AA, AB, ... ('' for no group)."""
-    if group is None:
-        return ""
-    label, n = "", group
-    while n:
-        n, r = divmod(n - 1, 26)
-        label = chr(ord("A") + r) + label
-    return label
+def group_label(group: str | None) -> str:
+    """A row's group letters ('' for none)."""
+    return group or ""
 
 
 def floors_of(entries: Iterable[LeaderboardEntry]) -> set[Key]:
@@ -94,30 +89,37 @@ def part_bounds(e: LeaderboardEntry) -> dict[tuple[str, str], tuple[float, float
     return out
 
 
-def _clipped(bounds: tuple[float, float] | None) -> tuple[float | None, float | None]:
+def _capped(bounds: tuple[float, float] | None) -> tuple[float | None, float | None]:
+    """An interval of a normalized mean, at most 1 (it is negative below the floor)."""
     if bounds is None:
         return None, None
-    return min(1.0, max(0.0, bounds[0])), min(1.0, max(0.0, bounds[1]))
+    return min(1.0, bounds[0]), min(1.0, bounds[1])
 
 
-def _placed(rows: list[Ranked], shares: Mapping[Key, Mapping[Cohort, float]],
-            floors: Floors, first_place: int = 1, first_group: int = 1) -> list[Ranked]:
-    """``rows`` (ordered best first) with places and groups among the non-reference rows,
-    numbered from ``first_place`` and ``first_group``."""
+def _placed(parts: list[list[Ranked]], shares: Mapping[Key, Mapping[Cohort, float]],
+            floors: Floors) -> list[Ranked]:
+    """The rows of ``parts`` (each ordered best first: the complete models, then the
+    partial ones) with places, numbered on across the parts, and group letters over all of
+    them, among the non-reference rows."""
     from dataclasses import replace
 
-    from icgbench.leaderboard.uncertainty import groups, places
+    from icgbench.leaderboard.uncertainty import letters, places
 
-    ranked = [r for r in rows if (r.model, r.package_version) not in floors]
-    names = [f"{r.model} {r.package_version}" for r in ranked]
-    values = {f"{m} {v}": dict(shares[(m, v)]) for m, v in
-              ((r.model, r.package_version) for r in ranked)}
-    place_of = dict(zip(names, (p + first_place - 1 for p in places(
-        [r.mean if r.mean is not None else float("-inf") for r in ranked])), strict=True))
-    group_of = dict(zip(names, (g + first_group - 1 for g in groups(values, names)),
-                        strict=True))
-    return [replace(r, place=place_of.get(f"{r.model} {r.package_version}"),
-                    group=group_of.get(f"{r.model} {r.package_version}")) for r in rows]
+    out: list[Ranked] = []
+    place_of: dict[Key, int] = {}
+    for rows in parts:
+        ranked = [r for r in rows if (r.model, r.package_version) not in floors]
+        first = len(place_of)
+        for r, p in zip(ranked, places([r.mean if r.mean is not None else float("-inf")
+                                        for r in ranked]), strict=True):
+            place_of[(r.model, r.package_version)] = p + first
+    order = [k for k in place_of]
+    values = {f"{m} {v}": dict(shares[(m, v)]) for m, v in order}
+    group_of = dict(zip(order, letters(values, [f"{m} {v}" for m, v in order]), strict=True))
+    for rows in parts:
+        out += [replace(r, place=place_of.get((r.model, r.package_version)),
+                        group=group_of.get((r.model, r.package_version))) for r in rows]
+    return out
 
 
 def public_half_categories(entries: list[LeaderboardEntry]) -> tuple[str, ...]:
@@ -140,6 +142,15 @@ def _normalized_table(entries: list[LeaderboardEntry], scope: Iterable[str] | No
                       floors: Floors, category: str | None) -> list[Ranked]:
     """``overall`` (``category`` None) or one category's normalized mean over the cohorts
     of ``scope`` (variants; None: all): complete models first, then the partial ones."""
+    return normalized_with_shares(entries, scope, floors, category)[0]
+
+
+def normalized_with_shares(entries: list[LeaderboardEntry], scope: Iterable[str] | None,
+                           floors: Floors = frozenset(), category: str | None = None
+                           ) -> tuple[list[Ranked], dict[Key, Mapping[Cohort, float]]]:
+    """:func:`_normalized_table`'s rows and each model's per-cohort shares of its mean
+    (the values its interval and paired tests read: :mod:`icgbench.bench.power` reads
+    them too)."""
     from icgbench.leaderboard.uncertainty import interval
     from icgbench.tasks import TASKS
     from icgbench.tasks.normalized import aggregate
@@ -168,12 +179,12 @@ def _normalized_table(entries: list[LeaderboardEntry], scope: Iterable[str] | No
         values = list(own.values())
         covered = {(e.variant_name, e.seed) for e in mine}
         categories = {} if category is not None else {
-            c: (value, *_clipped(interval(list(agg.contributions[c].values()))))
+            c: (value, *_capped(interval(list(agg.contributions[c].values()))))
             if value is not None else (None, None, None)
             for c, value in agg.categories.items()}
         rows[key] = Ranked(key[0], key[1], mean,
                            statistics.stdev(values) if len(values) > 1 else None,
-                           len(covered), *_clipped(interval(values)),
+                           len(covered), *_capped(interval(values)),
                            partial=len(covered) < len(cohorts), categories=categories)
 
     def order(keys: list[Key]) -> list[Ranked]:
@@ -182,11 +193,7 @@ def _normalized_table(entries: list[LeaderboardEntry], scope: Iterable[str] | No
 
     complete = order([k for k, r in rows.items() if not r.partial])
     partial = order([k for k, r in rows.items() if r.partial])
-    out = _placed(complete, shares, floors)
-    placed = [r for r in out if r.place is not None]
-    return out + _placed(partial, shares, floors,
-                         first_place=len(placed) + 1,
-                         first_group=max((r.group or 0 for r in placed), default=0) + 1)
+    return _placed([complete, partial], shares, floors), shares
 
 
 def rank_overall(entries: list[LeaderboardEntry], variants: list[str] | None = None,
@@ -231,7 +238,7 @@ def rank_metric(entries: list[LeaderboardEntry], variant: str, task: str, metric
     if higher_is_better is False:  # places and groups read best first, whatever the sign
         signed = {k: {c: -x for c, x in v.items()} for k, v in values.items()}
         flipped = [Ranked(r.model, r.package_version, -r.mean, r.std, r.seeds) for r in rows]
-        placed = _placed(flipped, signed, floors)
+        placed = _placed([flipped], signed, floors)
         return [Ranked(r.model, r.package_version, r.mean, r.std, r.seeds, r.low, r.high,
                        p.place, p.group) for r, p in zip(rows, placed, strict=True)]
-    return _placed(rows, values, floors)
+    return _placed([rows], values, floors)

@@ -10,18 +10,22 @@ t(0.975, n - 1) * sd / sqrt(n)``; for ``overall`` (cohorts of different variants
 conservative, since part of the spread is between variants. A test on fresh cohorts checks
 that it covers the expected score at about the stated rate.
 
-Which differences are real: every pair of *adjacent* models in a ranking is compared on
-the cohorts both were graded on, by a paired t-test of the per-cohort differences blocked
-by variant (the differences' variant means are removed from their spread, and the test has
-``n - V`` degrees of freedom for ``n`` cohorts of ``V`` variants; one variant: the plain
-paired t-test), two-sided. The p-values of all the adjacent pairs of a ranking are adjusted
-together by Holm's step-down method (family-wise error 0.05). A pair whose difference is
-not significant after adjustment is not separable, and a run of models joined by such
-pairs is a **group**: a reader may not order models within a group. A pair whose
-differences are all exactly zero (two models with identical scores on every shared cohort,
-e.g. the seed's MB-CNets' shared latent scores) is a tie by definition, not a test: it is
-left out of Holm's family and joins its group; so is a pair sharing fewer than two cohorts
-(nothing can separate it). Equal means share a place.
+Which differences are real: every pair of models in a ranking is compared on its own
+terms, on the cohorts both were graded on, by a paired t-test of the per-cohort differences
+blocked by variant (the differences' variant means are removed from their spread, and the
+test has ``n - V`` degrees of freedom for ``n`` cohorts of ``V`` variants; one variant: the
+plain paired t-test), two-sided, at level 0.05 for that pair alone. No adjustment depends
+on which other models are on the board, so a pair's verdict is the same whatever joins it
+(it is a per-comparison error rate: among many pairs, some 5% of the truly equal ones read
+as apart). A pair whose differences are all exactly zero (identical scores on every shared
+cohort, e.g. the seed's MB-CNets' shared latent scores) is a tie by definition, not a
+test; so is a pair sharing fewer than two cohorts (nothing can separate it).
+
+The verdicts are drawn as a **compact letter display** (Piepho 2004, insert and absorb):
+each model gets one or more letters, and two models share a letter exactly when they are
+not separable. Letters are assigned best first (the best model's first letter is A), so
+the letters a model carries can change when another model joins, but whether two models
+share one cannot. Equal means share a place.
 """
 
 from __future__ import annotations
@@ -88,48 +92,46 @@ def paired_p(a: ByCohort, b: ByCohort) -> float | None:
     return float(2 * t.sf(abs(stat), df))
 
 
-def holm(pvalues: Mapping[str, float], alpha: float = ALPHA) -> set[str]:
-    """The hypotheses Holm's step-down method rejects at family-wise error ``alpha``."""
-    ordered = sorted(pvalues.items(), key=lambda kv: (kv[1], kv[0]))
-    rejected = set()
-    for i, (name, p) in enumerate(ordered):
-        if p > alpha / (len(ordered) - i):
-            break
-        rejected.add(name)
-    return rejected
+def separable(a: ByCohort, b: ByCohort, alpha: float = ALPHA) -> bool:
+    """Whether two models are apart: their paired test (:func:`paired_p`) is significant
+    at ``alpha`` (a tie or a pair sharing fewer than two cohorts is not)."""
+    p = paired_p(a, b)
+    return p is not None and p < alpha
 
 
-def adjacent_separable(values: Mapping[str, ByCohort], order: Sequence[str],
-                       alpha: float = ALPHA) -> list[bool]:
-    """For each adjacent pair of ``order`` (best first), whether it is separable: its
-    paired test (:func:`paired_p`) is significant after Holm's adjustment over the ranking's
-    adjacent pairs that are tests (ties and pairs without two shared cohorts are not)."""
-    pvalues = {}
-    for i, (a, b) in enumerate(itertools.pairwise(order)):
-        p = paired_p(values[a], values[b])
-        if p is not None:
-            pvalues[str(i)] = p
-    rejected = holm(pvalues, alpha)
-    return [str(i) in rejected for i in range(max(len(order) - 1, 0))]
+def letters(values: Mapping[str, ByCohort], order: Sequence[str], alpha: float = ALPHA
+            ) -> list[str]:
+    """The compact letter display of ``order`` (best first): each model's letters, two
+    models sharing one exactly when they are not :func:`separable` (see the module)."""
+    apart = [(i, j) for i, j in itertools.combinations(range(len(order)), 2)
+             if separable(values[order[i]], values[order[j]], alpha)]
+    columns: list[frozenset[int]] = [frozenset(range(len(order)))] if order else []
+    for i, j in apart:  # insert: split every column holding both
+        split: list[frozenset[int]] = []
+        for c in columns:
+            split += [c - {i}, c - {j}] if i in c and j in c else [c]
+        # absorb: drop a column inside another (or a repeat of an earlier one)
+        columns = [c for k, c in enumerate(split) if c and not any(
+            c < o or (c == o and m < k) for m, o in enumerate(split))]
+    columns.sort(key=lambda c: sorted(c))
+    names = [label_of(k + 1) for k in range(len(columns))]
+    return ["".join(n for n, c in zip(names, columns, strict=True) if i in c)
+            for i in range(len(order))]
 
 
-def groups(values: Mapping[str, ByCohort], order: Sequence[str], alpha: float = ALPHA
-           ) -> list[int]:
-    """The group (1, 2, ...) of each model of ``order``: a new group starts after every
-    separable adjacent pair."""
-    separable = adjacent_separable(values, order, alpha)
-    out, group = [], 1
-    for i in range(len(order)):
-        if i and separable[i - 1]:
-            group += 1
-        out.append(group)
-    return out
+def label_of(number: int) -> str:
+    """A letter's name: A, B, ..., Z, then AA, AB, ..."""
+    label, n = "", number
+    while n:
+        n, r = divmod(n - 1, 26)
+        label = chr(ord("A") + r) + label
+    return label
 
 
 def separable_pairs(values: Mapping[str, ByCohort], order: Sequence[str],
                     alpha: float = ALPHA) -> tuple[int, int]:
-    """(separable, total) adjacent pairs of ``order`` (see :func:`adjacent_separable`)."""
-    flags = adjacent_separable(values, order, alpha)
+    """(separable, total) pairs of ``order``."""
+    flags = [separable(values[a], values[b], alpha) for a, b in itertools.combinations(order, 2)]
     return sum(flags), len(flags)
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -19,6 +19,8 @@ from icgbench.contract.vocabulary import (
 from icgbench.generator.variants import Variant
 
 HELD_OUT = ("test", "target_test")
+#: The splits an answer predicts: train too, where the floor's choice reads its score.
+SPLITS = ("train", *HELD_OUT)
 #: The omics modules an answer decodes, in the measurement model's order.
 OMICS_COLUMNS = (*(f"tx__{m}" for m in TRANSCRIPTOMIC_MODULES),
                  *(f"epi__{m}" for m in EPIGENOMIC_MODULES))
@@ -30,11 +32,11 @@ def _frame(table: Any) -> pd.DataFrame:
 
 @dataclass(frozen=True)
 class PanelInputs:
-    """A cohort's public tables as the panel's answers read them (held-out splits in
-    release order)."""
+    """A cohort's public tables as the panel's answers read them (every split in release
+    order; ``train_end`` and ``train_event`` follow ``ids["train"]``)."""
 
     variant: Variant
-    ids: Mapping[str, list[str]]
+    ids: Mapping[str, list[str]]  # split -> subject ids: train, test, target_test
     train_end: np.ndarray  # (n, S) train states at the end of follow-up
     train_event: np.ndarray  # (n,) 0/1
     dose: Mapping[str, np.ndarray]
@@ -47,10 +49,23 @@ class PanelInputs:
     prior_signs: np.ndarray  # (S,)
     prior_graph: tuple[tuple[str, str], ...]
     nodes: tuple[str, ...]
+    #: What answers compute once and share (decoded states, calibrated equations).
+    memo: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    def remembered(self, key: Any, compute: Any) -> Any:
+        """``compute()``, computed once per key for these inputs."""
+        if key not in self.memo:
+            self.memo[key] = compute()
+        return self.memo[key]
 
     @property
     def train_rate(self) -> float:
         return float(np.mean(self.train_event))
+
+    @property
+    def held_out(self) -> dict[str, list[str]]:
+        """The ids of the held-out splits (what a submission predicts)."""
+        return {s: self.ids[s] for s in HELD_OUT}
 
     @classmethod
     def from_tables(cls, variant: Variant, tables: Mapping[str, Any]) -> PanelInputs:
@@ -62,7 +77,7 @@ class PanelInputs:
         obs = _frame(tables["observations"]).sort_values(["subject_id", "visit_month"])
         latest = obs.groupby("subject_id", sort=False)[
             [*OMICS_COLUMNS, "mut_total_count"]].last()
-        ids = {s: subjects.index[subjects.split == s].tolist() for s in HELD_OUT}
+        ids = {s: subjects.index[subjects.split == s].tolist() for s in SPLITS}
         registry = _frame(tables["interventions"])
         scales: dict[str, dict[str, float]] = {}
         for row in registry.itertuples():
@@ -72,8 +87,8 @@ class PanelInputs:
         return cls(
             variant=variant,
             ids=ids,
-            train_end=end[list(STATES)].to_numpy(dtype=np.float64),
-            train_event=events.loc[end.index].to_numpy(dtype=np.float64),
+            train_end=end.loc[ids["train"], list(STATES)].to_numpy(dtype=np.float64),
+            train_event=events.loc[ids["train"]].to_numpy(dtype=np.float64),
             dose={s: subjects.loc[i, "dose"].to_numpy(dtype=np.float64)
                   for s, i in ids.items()},
             assays={s: subjects.loc[i, [kcc_assay_column(k) for k in KCCS]].to_numpy(

@@ -100,9 +100,6 @@ class ReferenceModel:
     #: provides them (``pip install 'icgbench[EXTRA]'``).
     requires: ClassVar[tuple[str, ...]] = ()
     extra: ClassVar[str | None] = None
-    #: False for a model that reads neither the documentation nor the prior: it scores
-    #: below the model-free floor, so it is runnable but not one of the board's references.
-    board: ClassVar[bool] = True
 
     def fit(self, data: CohortData) -> None:
         raise NotImplementedError

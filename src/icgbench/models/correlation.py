@@ -32,7 +32,6 @@ def lagged_correlation(frame, lead: str, follow: str) -> float:
 
 class CorrelationModel(ReferenceModel):
     name = "correlation"
-    board = False
     description = ("Absolute correlation of node values on the train split, oriented by "
                    "temporal precedence (exposures, then states by lagged correlation, then "
                    "the outcome).")

@@ -65,7 +65,6 @@ def discover(x: np.ndarray, kinds: list[str], seed: int) -> tuple[list[int], np.
 
 class DirectLiNGAMModel(ReferenceModel):
     name = "direct_lingam"
-    board = False
     description = ("DirectLiNGAM (lingam, pwling) on the train split, KCC assays exogenous "
                    "and the outcome a sink.")
     blocks = ("structure_recovery",)

@@ -58,7 +58,6 @@ def discover(x: np.ndarray) -> np.ndarray:
 
 class GESModel(ReferenceModel):
     name = "ges"
-    board = False
     description = ("Greedy Equivalence Search (causal-learn, BIC score with penalty 2) on "
                    "the train split.")
     blocks = ("structure_recovery",)

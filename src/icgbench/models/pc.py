@@ -23,7 +23,6 @@ TIE_BREAK = 0.1
 
 class PCModel(ReferenceModel):
     name = "pc"
-    board = False
     description = "The PC algorithm (causal-learn, Fisher z, alpha 0.01) on the train split."
     blocks = ("structure_recovery",)
     requires = ("causallearn",)

@@ -131,7 +131,6 @@ def discover(panel: np.ndarray, kinds: list[str]
 
 class PCMCIPlusModel(ReferenceModel):
     name = "pcmci_plus"
-    board = False
     description = ("PCMCI+ (tigramite, ParCorr, alpha 0.001) on the train subjects' visits, "
                    "lag one visit, KCC assays exogenous and the outcome a sink.")
     blocks = ("structure_recovery",)

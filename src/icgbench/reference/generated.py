@@ -120,14 +120,26 @@ def measurement_markdown() -> str:
 
 def panel_markdown() -> str:
     """The model-free panel: every answer, what it submits, which categories it has."""
-    from icgbench.model_free.answers import ANSWERS, READS_TRUTH
+    from icgbench.model_free.answers import (
+        ANSWERS,
+        ENSEMBLE_PREFIX,
+        GUESS_PREFIX,
+        RISK_RULES,
+        ensembles,
+    )
 
     out = ["| answer | what it submits |", "| --- | --- |"]
     for name, answer in ANSWERS.items():
-        doc = " ".join((answer.__doc__ or "").split())
-        if name in READS_TRUTH:
-            doc += " (a bound, not a submission)"
-        out.append(f"| `{name}` | {doc} |")
+        out.append(f"| `{name}` | {' '.join((answer.__doc__ or '').split())} |")
+    out.append(f"| `{GUESS_PREFIX}<states>` | On a misspecified variant, one answer per "
+               "guess of which candidate states the cohort reverses (the states joined by "
+               "`__`): decoder_train_prior's answer with the prior's signs reversed there, "
+               "the same guess on every cohort. |")
+    out.append(f"| `{ENSEMBLE_PREFIX}<rules>` | The mean of the risk ranks of two or more of "
+               f"{', '.join(f'`{r}`' for r in RISK_RULES)} (the rules joined by `__`; "
+               f"{len(ensembles())} sets). |")
+    out.append("| `chance` | Each metric's chance level (its random baseline, or the rule "
+               "the task names). |")
     return "\n".join(out)
 
 
@@ -144,7 +156,7 @@ def reference_panel_markdown() -> str:
         attempted = {t.category for t in TASKS.values() if set(t.blocks) <= blocks}
         board = ("reads the truth: a reference line" if declaration.oracle
                  else "the floor line" if is_reference(name)
-                 else "yes" if declaration.board else "no: generic discovery")
+                 else "yes")
         out.append(f"| `{name}` | {board} | " + " | ".join(
             "yes" if c in attempted else "-" for c in CATEGORIES) + " |")
     return "\n".join(out)

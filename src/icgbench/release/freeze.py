@@ -1,5 +1,10 @@
 """Freezing a tier: simulate its cohorts, encode every table twice, describe the files.
 
+Two passes: each cohort is simulated, its tables written and the model-free panel graded
+on it (in parallel, one cohort a task); then, with every cohort's panel in hand, each
+cohort's floors are chosen (:mod:`icgbench.model_free.floors`: per variant, over the board
+tier's cohorts) and its ``model_free_scores`` table written.
+
 ``freeze`` writes a tier and its descriptor; ``check`` regenerates it into a temporary
 folder and compares with the committed descriptor (CSV text exactly, Parquet by content
 digest); ``build`` produces a tier's files locally and installs them only when they match
@@ -39,7 +44,7 @@ from icgbench.release.descriptor import (
     relative_path,
     resource_name,
 )
-from icgbench.release.tiers import DATA_VERSION, Tier
+from icgbench.release.tiers import BOARD_TIER, DATA_VERSION, Tier
 
 log = logging.getLogger(__name__)
 
@@ -65,12 +70,33 @@ def _splits(table: pa.Table) -> list[str]:
 
 
 def encode_cohort(tier: Tier, key: CohortKey, data_dir: Path, path_prefix: str
-                  ) -> list[dict[str, Any]]:
-    """Simulate one cohort, write its files under ``data_dir``, return its resources."""
+                  ) -> tuple[list[dict[str, Any]], list[Any]]:
+    """Simulate one cohort, write its DGP's tables under ``data_dir`` and grade the
+    model-free panel on it; return its resources and the panel's rows."""
+    from icgbench.model_free.panel import cohort_rows
+
     variant = get_variant(key.variant)
     log.info("simulating %s seed %d for the %s tier", variant.name, key.seed, tier.name)
     cohort = simulate(variant, key.seed, sizes=dict(tier.sizes), months=tier.months)
-    return write_tables(cohort.tables, key, data_dir, path_prefix)
+    resources = write_tables(cohort.tables, key, data_dir, path_prefix)
+    calibration = (get_variant(tier.calibration[0]), tier.calibration[1])
+    return resources, cohort_rows(variant, key.seed, cohort.tables, calibration)
+
+
+def write_floors(rows: dict[CohortKey, list[Any]], data_dir: Path, path_prefix: str,
+                 board: bool = False) -> dict[CohortKey, list[dict[str, Any]]]:
+    """Choose every cohort's floors (on the board's tier from all its cohorts' panel rows,
+    elsewhere the shipped choices) and write each cohort's ``model_free_scores``; its
+    resources, by cohort."""
+    from icgbench.model_free import floors
+
+    chosen = floors.choose({(k.variant, k.seed): r for k, r in rows.items()}, board)
+    return {k: write_tables({PANEL_TABLE: floors.table(r, chosen[(k.variant, k.seed)])}, k,
+                            data_dir, path_prefix) for k, r in rows.items()}
+
+
+#: The table the release adds to the DGP's: the model-free panel's scores and floors.
+PANEL_TABLE = "model_free_scores"
 
 
 def write_tables(tables: dict[str, pa.Table], key: CohortKey, data_dir: Path,
@@ -126,7 +152,8 @@ def write_tables(tables: dict[str, pa.Table], key: CohortKey, data_dir: Path,
     return resources
 
 
-def _encode_job(args: tuple[Tier, CohortKey, str, str]) -> list[dict[str, Any]]:
+def _encode_job(args: tuple[Tier, CohortKey, str, str]
+                ) -> tuple[list[dict[str, Any]], list[Any]]:
     tier, key, data_dir, prefix = args
     return encode_cohort(tier, key, Path(data_dir), prefix)
 
@@ -136,20 +163,25 @@ def produce(tier: Tier, data_dir: Path, path_prefix: str, jobs: int = 1
     """Write every cohort of ``tier`` under ``data_dir``; return (cohorts, resources)."""
     keys = tier_cohorts(tier)
     args = [(tier, k, str(data_dir), path_prefix) for k in keys]
-    results: Iterator[list[dict[str, Any]]]
+    results: Iterator[tuple[list[dict[str, Any]], list[Any]]]
     if jobs > 1:
         pool = ProcessPoolExecutor(max_workers=jobs)
         results = pool.map(_encode_job, args)
     else:
         pool = None
         results = map(_encode_job, args)
-    resources: list[dict[str, Any]] = []
+    by_cohort: dict[CohortKey, list[dict[str, Any]]] = {}
+    rows: dict[CohortKey, list[Any]] = {}
     try:
-        for chunk in track(results, len(keys), f"freezing the {tier.name} tier"):
-            resources.extend(chunk)
+        for key, (chunk, panel) in zip(keys, track(results, len(keys),
+                                                   f"freezing the {tier.name} tier"),
+                                       strict=True):
+            by_cohort[key], rows[key] = chunk, panel
     finally:
         if pool is not None:
             pool.shutdown()
+    floors = write_floors(rows, data_dir, path_prefix, board=tier.name == BOARD_TIER)
+    resources = [r for k in keys for r in by_cohort[k] + floors[k]]
     cohorts = [
         {"variant": k.variant, "variant_hash": get_variant(k.variant).variant_hash,
          "seed": k.seed, "sizes": dict(tier.sizes)}

@@ -103,9 +103,16 @@ def half_masks(key: bytes, variant: str, label: int, ids: dict[str, Any], half: 
 def _tables(variant: str, label: int, key: bytes, sizes: dict[str, int],
             months: int | None) -> dict[str, pa.Table]:
     """Every table of a sealed cohort, conformed to its Table Schema (in memory)."""
-    cohort = simulate(variant, SecretSeed(key, label), sizes=dict(sizes), months=months)
+    from icgbench.model_free.floors import single_cohort_table
+
+    seed = SecretSeed(key, label)
+    cohort = simulate(variant, seed, sizes=dict(sizes), months=months)
+    v = get_variant(variant)
+    calibration = (get_variant(tiers.SEALED.calibration[0]), tiers.SEALED.calibration[1])
+    tables = {**cohort.tables, "model_free_scores": single_cohort_table(
+        v, seed, cohort.tables, calibration)}
     return {name: encode.conform(table, contract.table_schema(name), name)
-            for name, table in cohort.tables.items()}
+            for name, table in tables.items()}
 
 
 def _public(name: str) -> bool:

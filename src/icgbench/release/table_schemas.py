@@ -81,9 +81,9 @@ TABLES: dict[str, tuple[str, str]] = {
               "weights."),
     "model_free_scores": ("truth", "The model-free panel's scores on the cohort: every "
                           "answer built without fitting anything (docs/scoring.md), graded "
-                          "on every normalized metric it has. The floor of a metric's "
-                          "normalized score is the best of them (or the metric's chance "
-                          "level, when higher)."),
+                          "on every normalized metric it has, and the chance level. The "
+                          "floor of a metric's normalized score is the row marked floor: "
+                          "the answer chosen without the cohort's held-out subjects."),
 }
 
 
@@ -277,13 +277,23 @@ def build_table_schemas() -> dict[str, dict[str, Any]]:
     node_fk = [_fk(["source"], "nodes", ["node"]), _fk(["target"], "nodes", ["node"])]
     name = r"^[a-z][a-z0-9_.]*$"
     model_free_scores = [
-        _f("answer", "string", "The panel's answer (icgbench.model_free.answers).",
-           required=True, pattern=name),
+        _f("answer", "string", "The panel's answer (icgbench.model_free.answers), or "
+           "chance (the metric's chance level).", required=True,
+           pattern=r"^[a-z][A-Za-z0-9_.]*$"),
         _f("task", "string", "The task the metric belongs to.", required=True, pattern=name),
         _f("metric", "string", "A metric of the task that enters its category's normalized "
            "score.", required=True, pattern=name),
-        _f("value", "number", "The answer's value of the metric on the cohort (a guess: its "
-           "mean over the equally likely guesses), to 6 decimals.", required=True),
+        _f("value", "number", "The answer's value of the metric on the cohort's held-out "
+           "subjects (a guess: its mean over the equally likely guesses), to 6 decimals.",
+           required=True),
+        _f("selection", "number", "The answer's score on the cohort's train split, where "
+           "the train split's truth is public (risk and transfer: the AUROC of its train "
+           "risk against the train events; latent: the mean R^2 of its train states), to 6 "
+           "decimals; empty elsewhere."),
+        _f("floor", "boolean", "True for the one answer per metric whose value is the "
+           "floor: the answer with the best mean value over the variant's cohorts of the "
+           "board's tier, the same for every cohort of the variant (docs/scoring.md).",
+           required=True),
     ]
 
     return {

@@ -8,9 +8,12 @@ from icgbench.errors import UsageError
 
 #: The data release version (semver, per the Data Package version recipe): bump it whenever
 #: freezing would change any byte of the data, and record the change in CHANGELOG.md.
-DATA_VERSION = "6.0.0"
+DATA_VERSION = "7.0.0"
 #: Fixed so that re-freezing writes a byte-identical descriptor.
-CREATED = "2026-11-28T00:00:00Z"
+CREATED = "2026-12-02T00:00:00Z"
+#: The tier the public board grades; its cohorts choose the floors of the categories whose
+#: floor is chosen on other cohorts (:mod:`icgbench.model_free.floors`).
+BOARD_TIER = "full"
 #: The tier name of a cohort simulated on the fly (``bench run`` with a seed outside the
 #: release): graded like any other, never accepted by the board.
 UNFROZEN_NAME = "unfrozen"
@@ -133,11 +136,12 @@ TIERS: dict[str, Tier] = {
     ),
     "full": Tier(
         name="full",
-        seeds=(1, 2, 3, 4, 5),
-        sizes={"train": 3000, "test": 1000, "target_test": 1000},
+        seeds=tuple(range(1, 61)),
+        sizes={"train": 600, "test": 200, "target_test": 200},
         committed=False,
-        description="Five seeds per variant, 5,000 subjects per cohort; its descriptor is "
-        "committed, its files are built locally (icgbench data build) or downloaded.",
+        description="Sixty seeds per variant, 1,000 subjects per cohort (the shape a power "
+        "analysis chose: docs/baselines.md); its descriptor is committed, its files are "
+        "built locally (icgbench data build) or downloaded.",
         calibration=("linear_lowhet", 1),
     ),
 }

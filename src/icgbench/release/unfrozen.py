@@ -18,7 +18,7 @@ from icgbench.generator.memory import fits
 from icgbench.generator.simulator import split_sizes
 from icgbench.io.atomic import ensure_writable_dir, replaced_dir, write_text
 from icgbench.release.descriptor import build_document, load_descriptor
-from icgbench.release.freeze import CohortKey, encode_cohort
+from icgbench.release.freeze import CohortKey, encode_cohort, write_floors
 from icgbench.release.tiers import UNFROZEN, UNFROZEN_NOTICE, Tier
 
 
@@ -52,8 +52,9 @@ def simulate_release(tier: Tier, root: Path) -> Path:
     ensure_writable_dir(root.parent)
     with replaced_dir(root, "unfrozen", marker=tier.descriptor_path) as stage:
         (stage / tier.data_dir).mkdir(parents=True)
-        resources = encode_cohort(tier, CohortKey(variant, seed), stage / tier.data_dir,
-                                  f"{tier.data_dir}/")
+        key = CohortKey(variant, seed)
+        resources, rows = encode_cohort(tier, key, stage / tier.data_dir, f"{tier.data_dir}/")
+        resources += write_floors({key: rows}, stage / tier.data_dir, f"{tier.data_dir}/")[key]
         cohort = {"variant": variant, "variant_hash": get_variant(variant).variant_hash,
                   "seed": seed, "sizes": dict(tier.sizes),
                   "months": tier.months or get_variant(variant).months}

@@ -104,7 +104,7 @@ def truth_from_tables(loaded: dict[str, pa.Table]) -> Truth:
         test = _rows_of_split(reach, "test")
         reachable_cf = {c.removeprefix("risk__"): to_numpy(test[c])
                         for c in test.column_names if c.startswith("risk__")}
-    panel = best_of_panel(loaded["model_free_scores"]) if "model_free_scores" in loaded \
+    panel = floors_of_panel(loaded["model_free_scores"]) if "model_free_scores" in loaded \
         else {}
     return Truth(
         ids=ids,
@@ -123,21 +123,23 @@ def truth_from_tables(loaded: dict[str, pa.Table]) -> Truth:
     )
 
 
-def best_of_panel(table: pa.Table) -> dict[tuple[str, str], tuple[float, str]]:
-    """(task, metric) -> the best value in a ``model_free_scores`` table and the answer
-    that has it (the first in table order among equals), by the metric's direction."""
+def floors_of_panel(table: pa.Table) -> dict[tuple[str, str], tuple[float, str]]:
+    """(task, metric) -> the floor's value and answer: the row of a ``model_free_scores``
+    table marked ``floor`` (one per metric, or the table is refused)."""
     from icgbench.tasks import TASKS
 
-    best: dict[tuple[str, str], tuple[float, str]] = {}
+    out: dict[tuple[str, str], tuple[float, str]] = {}
     for row in table.to_pylist():
-        key, value = (row["task"], row["metric"]), float(row["value"])
+        key = (row["task"], row["metric"])
         task = TASKS.get(row["task"])
-        if task is None or not any(m.name == row["metric"] for m in task.metrics):
-            raise ValueError(f"model_free_scores names an unknown metric {key}")
-        higher = task.metric(row["metric"]).higher_is_better
-        if key not in best or (value > best[key][0] if higher else value < best[key][0]):
-            best[key] = (value, row["answer"])
-    return best
+        if task is None or not any(p.metric == row["metric"] for p in task.normalized):
+            raise ValueError(f"model_free_scores names a metric that is not normalized {key}")
+        if not row["floor"]:
+            continue
+        if key in out:
+            raise ValueError(f"model_free_scores marks two floors of {key}")
+        out[key] = (float(row["value"]), row["answer"])
+    return out
 
 
 def public_truth(d: Descriptor, variant: str, seed: int) -> LoadedTruth:

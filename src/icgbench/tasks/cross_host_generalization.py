@@ -11,16 +11,21 @@ predictions were made; the rule is reviewed on every leaderboard pull request.
 
 ``transfer_gap`` and ``excess_transfer_gap`` are descriptive, not scores: a model with no
 skill has no gap, so ranking by the smallest gap would put ``random`` first. The task ranks
-by ``auroc_target``, and its category score normalizes it between chance (0.5) and the
-reachable risk's target AUROC.
+by ``spearman_reachable_target``, the rank correlation of the target predictions with the
+target subjects' reachable risk (as risk_prediction's category, and for the same reason:
+the AUROC against one draw of the events is too coarse for the span it must measure).
 """
 
 from __future__ import annotations
 
 from icgbench.tasks import metrics as m
 from icgbench.tasks.base import Blocks, Metric, Normalized, Task, TaskResult, Truth
+from icgbench.tasks.risk_prediction import reachable_correlation
 
 METRICS = (
+    Metric("spearman_reachable_target", True, "Spearman's rank correlation of the target "
+           "proba with the target subjects' reachable risk; 0 for a constant proba.", 0.0,
+           1.0),
     Metric("auroc_source", True, "AUROC on the source-domain test split (risk_prediction).",
            0.5, 1.0),
     Metric("auroc_target", True, "AUROC on the target-domain test split.", 0.5, 1.0),
@@ -56,7 +61,10 @@ def score(blocks: Blocks, truth: Truth) -> TaskResult:
     gap = _gap(source, target)
     reference = true_gap(truth)
     excess = None if gap is None or reference is None else gap - reference
-    return TaskResult({"auroc_source": source, "auroc_target": target, "transfer_gap": gap,
+    correlation = reachable_correlation(truth, "target_test",
+                                        blocks["cross_host_generalization"]["proba"])
+    return TaskResult({"spearman_reachable_target": correlation, "auroc_source": source,
+                       "auroc_target": target, "transfer_gap": gap,
                        "excess_transfer_gap": excess},
                       {"n_target": len(truth.event["target_test"]), "true_gap": reference})
 
@@ -70,12 +78,13 @@ TASK = Task(
     blocks=("risk_prediction", "cross_host_generalization"),
     truth_tables=("test_outcomes", "reachable_risks", "model_free_scores"),
     metrics=METRICS,
-    headline=("auroc_source", "auroc_target", "transfer_gap", "excess_transfer_gap"),
+    headline=("spearman_reachable_target", "auroc_source", "auroc_target", "transfer_gap",
+              "excess_transfer_gap"),
     score=score,
     category="transfer",
-    normalized=(Normalized("auroc_target"),),
+    normalized=(Normalized("spearman_reachable_target"),),
     reachable=lambda truth: {
         "risk_prediction": {"proba": truth.reachable_risk["test"]},
         "cross_host_generalization": {"proba": truth.reachable_risk["target_test"]}},
-    rank_by="auroc_target",
+    rank_by="spearman_reachable_target",
 )

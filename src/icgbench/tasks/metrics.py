@@ -107,3 +107,31 @@ def r2(y: np.ndarray, y_hat: np.ndarray) -> float | None:
         ratio = (2.0 * scale / np.sqrt(ss_tot)) ** 2 * share
         value = 1.0 - float(ratio)
     return value if np.isfinite(value) else LOWEST
+
+
+def average_ranks(x: np.ndarray) -> np.ndarray:
+    """Ranks 1..n of ``x``, tied values sharing their average rank (R's ``rank``)."""
+    x = np.asarray(x, dtype=np.float64)
+    order = np.argsort(x, kind="stable")
+    sorted_x = x[order]
+    first = np.r_[0, np.flatnonzero(sorted_x[1:] != sorted_x[:-1]) + 1]
+    last = np.r_[first[1:], len(x)]
+    ranks = np.empty(len(x))
+    ranks[order] = np.repeat((first + last + 1) / 2.0, last - first)
+    return ranks
+
+
+def rank_correlation(truth: np.ndarray, predicted: np.ndarray) -> float | None:
+    """Spearman's rho: the Pearson correlation of the average ranks of ``truth`` and
+    ``predicted``; 0.0 when the prediction is constant (it ranks nobody), None when the
+    truth is (nothing to rank)."""
+    a = average_ranks(truth)
+    b = average_ranks(predicted)
+    a -= a.mean()
+    b -= b.mean()
+    sa, sb = float(np.sum(a * a)), float(np.sum(b * b))
+    if sa == 0.0:
+        return None
+    if sb == 0.0:
+        return 0.0
+    return float(np.sum(a * b)) / float(np.sqrt(sa * sb))

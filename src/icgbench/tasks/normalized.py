@@ -4,25 +4,26 @@ reading the code" at 0, the reachable ceiling at 1.
 Each task counts for one category (risk, latent, intervention, transfer, structure) and
 declares which of its metrics make the category's score (:class:`.base.Normalized`). A
 metric has a score ``s`` on a cohort, a floor ``f`` and a ceiling ``c``. The floor is the
-best value of the model-free panel on the cohort (the truth table ``model_free_scores``,
-:mod:`icgbench.model_free`), or the metric's chance level when that is higher (the random
-baseline, or the rule the task names). The ceiling is the score of the task's *reachable*
-submission where the task has one (the best any function of the subjects' states can
-give; the frailty, which acts through no state, integrated out), otherwise the metric's
-best value.
+score of the model-free answer chosen for the cohort without its held-out subjects (the
+truth table ``model_free_scores`` marks it, :mod:`icgbench.model_free.floors`); the
+ceiling is the score of the task's *reachable* submission where the task has one (the best
+any function of the subjects' states can give; the frailty, which acts through no state,
+integrated out), otherwise the metric's best value.
 
-On one cohort, ``normalized = clip((s - f) / (c - f), 0, 1)`` (a lower-is-better metric
-has ``f > c`` and the same formula holds); a metric whose ceiling is not better than its
-floor separates nothing there and is left out. Over several cohorts (a model's seeds of a
+On one cohort, ``normalized = min((s - f) / (c - f), 1)`` (a lower-is-better metric has
+``f > c`` and the same formula holds); a metric whose ceiling is not better than its floor
+separates nothing there and is left out. Over several cohorts (a model's seeds of a
 variant, or every cohort) the mean is normalized, not each cohort::
 
-    normalized = clip(sum(s - f) / sum(c - f), 0, 1)
+    normalized = min(sum(s - f) / sum(c - f), 1)
 
-over the cohorts where the metric is defined, so an answer whose expected score is at most
-the floor on every cohort (a random guess) has an expected normalized mean of at most 0:
-clipping each cohort at 0 first would count a lucky guess and forgive an unlucky one. A
+over the cohorts where the metric is defined. Nothing is clipped at 0: a mean below the
+floor is negative, so an answer whose expected score is at most the floor (a random guess)
+has an expected normalized mean of at most 0 in every variant, and no gamble is paid. The
+only clip is at the top, once, on the mean (an oracle above the reachable ceiling). A
 category's score is the mean of its metrics' normalized scores; ``overall`` is the mean
-over every category, a category not attempted counting 0.
+over every category, a category not attempted counting 0 (the floor: what anybody can
+submit without a model).
 """
 
 from __future__ import annotations
@@ -35,25 +36,26 @@ from icgbench.contract.vocabulary import CATEGORIES
 from icgbench.tasks.base import Task, TaskResult, Truth
 
 OVERALL_NOTE = ("overall = mean over the categories (risk, latent, intervention, transfer, "
-                "structure) of the normalized score clip((s - floor) / (ceiling - floor), "
-                "0, 1), averaged over each category's headline metrics; the floor is the "
-                "best model-free answer (model_free_scores) or chance, the ceiling the "
-                "reachable one; a category not attempted counts 0")
-#: A cohort's gain below minus this counts as this (an absurd prediction's R^2 near the
-#: most negative double must not overflow the sum; the mean is 0 after clipping anyway).
+                "structure) of the normalized score min((s - floor) / (ceiling - floor), "
+                "1), averaged over each category's normalized metrics; the floor is the "
+                "model-free answer chosen without the cohort's held-out subjects "
+                "(model_free_scores), the ceiling the reachable one; below the floor is "
+                "negative; a category not attempted counts 0")
+#: A cohort's gain below minus this many spans counts as this: an absurd prediction (an
+#: R^2 near the most negative double) must not overflow a sum, and a mean this far below
+#: the floor says all there is to say.
 LOWEST_GAIN = 1e12
-#: The answer name a floor carries when the chance level is above every panel answer.
-CHANCE = "chance"
 
 
 def ratio(gain: float, span: float) -> float | None:
-    """clip(gain / span, 0, 1), or None when the span is not positive (nothing to
-    separate). ``gain = s - f``, ``span = c - f`` (negated for lower-is-better metrics)."""
+    """min(gain / span, 1), or None when the span is not positive (nothing to separate).
+    ``gain = s - f``, ``span = c - f`` (negated for lower-is-better metrics); a missing
+    score's gain (not finite) counts as the floor's, 0."""
     if not math.isfinite(span) or span <= 0:
         return None
     if not math.isfinite(gain):
         return 0.0
-    return min(1.0, max(0.0, gain / span))
+    return min(1.0, max(-LOWEST_GAIN, gain / span))
 
 
 def signed(value: float, higher_is_better: bool) -> float:
@@ -69,24 +71,18 @@ def ceilings(task: Task, truth: Truth) -> dict[str, float | None]:
                           else task.metric(part.metric).best) for part in task.normalized}
 
 
+def chance_level(task: Task, part_metric: str, truth: Truth) -> float | None:
+    """A normalized metric's chance level on this truth: the part's own rule where it has
+    one, else the metric's random baseline (the panel's ``chance`` answer)."""
+    part = next(p for p in task.normalized if p.metric == part_metric)
+    return (part.floor(truth) if part.floor is not None
+            else task.metric(part_metric).baseline(truth))
+
+
 def floors(task: Task, truth: Truth) -> dict[str, tuple[float, str] | None]:
-    """Each normalized metric's floor for this truth and where it comes from: (value,
-    answer), the answer ``chance`` when the chance level is higher than the panel's best;
-    None without a panel (``model_free_scores``)."""
-    out: dict[str, tuple[float, str] | None] = {}
-    for part in task.normalized:
-        panel = truth.panel.get((task.name, part.metric))
-        if panel is None:
-            out[part.metric] = None
-            continue
-        chance = (part.floor(truth) if part.floor is not None
-                  else task.metric(part.metric).baseline(truth))
-        higher = bool(task.metric(part.metric).higher_is_better)
-        if chance is not None and signed(chance - panel[0], higher) > 0:
-            out[part.metric] = (float(chance), CHANCE)
-        else:
-            out[part.metric] = panel
-    return out
+    """Each normalized metric's floor for this truth and the answer it is the score of:
+    the row ``model_free_scores`` marks as the floor (None without the table)."""
+    return {part.metric: truth.panel.get((task.name, part.metric)) for part in task.normalized}
 
 
 def category_score(task: Task, truth: Truth, result: TaskResult) -> dict[str, object]:
@@ -128,8 +124,8 @@ def overall(scores: Mapping[str, float | None], shown: tuple[str, ...] = CATEGOR
 def mean_normalized(parts: Iterable[tuple[float | None, float, float]],
                     higher_is_better: bool) -> float | None:
     """One metric's normalized mean over cohorts from (score, floor, ceiling) per cohort:
-    clip(sum(s - f) / sum(c - f), 0, 1) over the cohorts where the ceiling is better than
-    the floor (a missing score counts as the floor); None when there is none."""
+    min(sum(s - f) / sum(c - f), 1) over the cohorts where the ceiling is better than the
+    floor (a missing score counts as the floor); None when there is none."""
     gains, spans = [], []
     for score, floor, ceiling in parts:
         span = signed(ceiling - floor, higher_is_better)
@@ -137,10 +133,16 @@ def mean_normalized(parts: Iterable[tuple[float | None, float, float]],
             continue
         spans.append(span)
         gain = signed(score - floor, higher_is_better) if score is not None else 0.0
-        gains.append(max(gain, -LOWEST_GAIN) if math.isfinite(gain) else 0.0)
+        gains.append(_bounded(gain, span))
     if not spans:
         return None
     return ratio(math.fsum(gains), math.fsum(spans))
+
+
+def _bounded(gain: float, span: float) -> float:
+    """A cohort's gain, at least ``-LOWEST_GAIN`` spans (an absurd score); a missing score
+    (not finite) counts as the floor, 0."""
+    return max(gain, -LOWEST_GAIN * span) if math.isfinite(gain) else 0.0
 
 
 #: A normalized metric: (task, metric).
@@ -163,15 +165,52 @@ def higher_is_better(part: Part) -> bool:
     return bool(TASKS[part[0]].metric(part[1]).higher_is_better)
 
 
+def _part_over_variants(part: Part, scores: Mapping[Cohort, Mapping[Part, float | None]],
+                        bounds: Mapping[Cohort, Mapping[Part, tuple[float, float]]],
+                        by_variant: Mapping[str, list[Cohort]]
+                        ) -> tuple[float | None, dict[Cohort, float] | None]:
+    """One metric's normalized mean over the cohorts of several variants: each variant's
+    pooled mean (sum of gains over sum of spans, at most 1), then their mean over the
+    variants where it is defined (every variant weighs the same, whatever its spans); and
+    each cohort's share of it (the shares' mean over all the cohorts is the value)."""
+    higher = higher_is_better(part)
+    total = sum(len(c) for c in by_variant.values())
+    ratios: dict[str, float] = {}
+    gains_of: dict[str, tuple[dict[Cohort, float], float, float]] = {}
+    for variant, cohorts in by_variant.items():
+        gains, spans = {}, {}
+        for cohort in cohorts:
+            floor, ceiling = bounds.get(cohort, {}).get(part, (math.nan, math.nan))
+            span = signed(ceiling - floor, higher)
+            if not span > 0:
+                continue
+            score = scores.get(cohort, {}).get(part)
+            gains[cohort] = _bounded(signed(score - floor, higher) if score is not None
+                                     else 0.0, span)
+            spans[cohort] = span
+        if not spans:
+            continue
+        summed = math.fsum(spans.values())
+        unclipped = math.fsum(gains.values()) / summed
+        ratios[variant] = min(1.0, unclipped)
+        # scaled down above the ceiling, so that the shares' mean is the value reported
+        gains_of[variant] = (gains, summed, 1.0 if unclipped <= 1.0 else 1.0 / unclipped)
+    if not ratios:
+        return None, None
+    shares = {c: shrink * g * total / (len(ratios) * summed)
+              for gains, summed, shrink in gains_of.values() for c, g in gains.items()}
+    return math.fsum(ratios.values()) / len(ratios), shares
+
+
 @dataclass(frozen=True)
 class Aggregate:
     """One model's normalized means over a set of cohorts (see the module).
 
-    ``parts``, ``categories`` and ``overall`` are clipped to [0, 1] (None: not attempted, or
-    nothing to separate); ``contributions`` holds, per category and for ``overall``, each
-    cohort's share of the value (their mean is the value: a metric below its floor over
-    the cohorts contributes 0 on every cohort, one above its ceiling is scaled down to it),
-    which the board's intervals and paired tests use."""
+    ``parts``, ``categories`` and ``overall`` are at most 1 and may be negative (None: not
+    attempted, or nothing to separate); ``contributions`` holds, per category and for
+    ``overall``, each cohort's share of the value (their mean is the value: a metric above
+    its ceiling over the cohorts is scaled down to it), which the board's intervals and
+    paired tests use."""
 
     parts: dict[Part, float | None]
     categories: dict[str, float | None]
@@ -186,34 +225,22 @@ def aggregate(scores: Mapping[Cohort, Mapping[Part, float | None]],
     """A model's normalized means over ``cohorts``: ``scores`` its metric values where it
     has an entry, ``bounds`` every cohort's (floor, ceiling) per part (the same for every
     model), ``attempted`` the categories it attempts anywhere, ``shown`` those ``overall``
-    averages over. A cohort the model has no score for counts as its floor."""
+    averages over. A cohort the model has no score for counts as its floor. Over several
+    variants, each metric is pooled within each variant first and the variants' means are
+    averaged (:func:`_part_over_variants`): a variant whose spans are wide does not outweigh
+    the others."""
     groups = parts_of_categories()
     part_values: dict[Part, float | None] = {}
     part_shares: dict[Part, dict[Cohort, float]] = {}
+    by_variant: dict[str, list[Cohort]] = {}
+    for cohort in cohorts:
+        by_variant.setdefault(cohort[0], []).append(cohort)
     for category in attempted:
         for part in groups[category]:
-            higher = higher_is_better(part)
-            gains, spans = {}, {}
-            for cohort in cohorts:
-                floor, ceiling = bounds.get(cohort, {}).get(part, (math.nan, math.nan))
-                span = signed(ceiling - floor, higher)
-                if not span > 0:
-                    continue
-                score = scores.get(cohort, {}).get(part)
-                gain = signed(score - floor, higher) if score is not None else 0.0
-                gains[cohort] = max(gain, -LOWEST_GAIN) if math.isfinite(gain) else 0.0
-                spans[cohort] = span
-            if not spans:
-                part_values[part] = None
-                continue
-            total = math.fsum(spans.values())
-            unclipped = math.fsum(gains.values()) / total
-            part_values[part] = ratio(math.fsum(gains.values()), total)
-            # each cohort's share of the clipped mean: none below the floor, scaled down
-            # above the ceiling, so that the shares' mean is the value reported
-            shrink = 0.0 if unclipped <= 0 else min(1.0, 1.0 / unclipped)
-            part_shares[part] = {c: shrink * gains.get(c, 0.0) * len(cohorts) / total
-                                 for c in cohorts}
+            means, shares = _part_over_variants(part, scores, bounds, by_variant)
+            part_values[part] = means
+            if shares is not None:
+                part_shares[part] = {c: shares.get(c, 0.0) for c in cohorts}
     categories: dict[str, float | None] = {}
     contributions: dict[str, dict[Cohort, float]] = {}
     for category in CATEGORIES:

@@ -1,4 +1,15 @@
-"""risk_prediction: held-out discrimination and calibration on the source-domain test split."""
+"""risk_prediction: held-out discrimination and calibration on the source-domain test split.
+
+The category's normalized score reads ``spearman_reachable``, the rank correlation of the
+predictions with the reachable risk (the event probability the subjects' states give, the
+frailty integrated out), not the AUROC against one draw of the events: on 1,000 test
+subjects that AUROC has a standard error of about 0.016, while the rules a reader of the
+code can build (dose, assays, the mutation count, the documented decoder) sit within 0.04
+to 0.09 of the reachable AUROC, so one cohort could not tell them from a model. Graded
+against the risk itself, without the outcome's coin flips, the same ranking is measured to
+a standard error of a few thousandths across a span of 0.1 or more (docs/baselines.md
+prints both). AUROC, AUPRC and the calibration metrics stay, reported and rankable.
+"""
 
 from __future__ import annotations
 
@@ -13,6 +24,9 @@ def _prevalence(truth: Truth) -> float:
 
 
 METRICS = (
+    Metric("spearman_reachable", True, "Spearman's rank correlation of proba with the "
+           "reachable risk (table reachable_risks: the event probability of the subject's "
+           "states, the frailty integrated out); 0 for a constant proba.", 0.0, 1.0),
     Metric("auroc", True, "Area under the ROC curve of proba against the event.", 0.5, 1.0),
     Metric("auprc", True, "Average precision of proba against the event.", _prevalence, 1.0,
            "the test split's event rate"),
@@ -28,12 +42,19 @@ METRICS = (
 )
 
 
+def reachable_correlation(truth: Truth, split: str, p) -> float | None:
+    """Spearman's rho of ``p`` with the reachable risk of ``split`` (None without it)."""
+    reachable = truth.reachable_risk.get(split)
+    return None if reachable is None else m.rank_correlation(reachable, p)
+
+
 def score(blocks: Blocks, truth: Truth) -> TaskResult:
     p = blocks["risk_prediction"]["proba"]
     y = truth.event["test"]
     auroc, auprc = m.ranking_metrics(y, p)
     return TaskResult(
         metrics={
+            "spearman_reachable": reachable_correlation(truth, "test", p),
             "auroc": auroc,
             "auprc": auprc,
             "brier": m.brier(y, p),
@@ -54,9 +75,9 @@ TASK = Task(
     blocks=("risk_prediction",),
     truth_tables=("test_outcomes", "reachable_risks", "model_free_scores"),
     metrics=METRICS,
-    headline=("auroc", "auprc", "brier", "ece"),
+    headline=("spearman_reachable", "auroc", "auprc", "brier", "ece"),
     score=score,
     category="risk",
-    normalized=(Normalized("auroc"), Normalized("auprc")),
+    normalized=(Normalized("spearman_reachable"),),
     reachable=lambda truth: {"risk_prediction": {"proba": truth.reachable_risk["test"]}},
 )

@@ -10,6 +10,12 @@ scorer's ``structure_k`` option (the leaderboard passes the model's K*), the blo
 Beside it: F1's robustness over K* +/- 5, the whole sensitivity curve over a fixed K sweep
 (1..120, independent of the true edge count), threshold-free edge AUROC and AUPRC, and the
 ChaLearn cause-effect-pairs orientation score.
+
+**One protocol for everybody**: the category's normalized score is defined only at a
+calibrated K. A graph graded at its own cohort's best K (in hindsight, as on the
+calibration cohort itself, where K* is chosen) is reported but not normalized, and the
+model-free floor is graded the same way: each panel answer at the K* of its own
+calibration-cohort graph (:mod:`icgbench.model_free.panel`), the ceiling too.
 """
 
 from __future__ import annotations
@@ -73,7 +79,7 @@ def score(blocks: Blocks, truth: Truth) -> TaskResult:
     elif block.get("k") is not None:
         k, source = int(block["k"]), "calibration (declared in the submission)"
     else:
-        k, source = in_sample, "in-sample: this cohort's own best K (not calibrated)"
+        k, source = in_sample, IN_SAMPLE
     at = g.at_k(curve, k)
     spread, label = g.robustness(curve, k)
     auroc, auprc = g.edge_ranking(graph, adjacency)
@@ -92,6 +98,18 @@ def score(blocks: Blocks, truth: Truth) -> TaskResult:
     return TaskResult(metrics, details)
 
 
+IN_SAMPLE = "in-sample: this cohort's own best K (not calibrated)"
+
+
+def not_calibrated(result: TaskResult) -> str | None:
+    """A graph graded at its own best K is not normalized (see the module)."""
+    if result.details.get("k_source") != IN_SAMPLE:
+        return None
+    return ("not normalized: graded at this cohort's own best K, in hindsight (the "
+            "calibration cohort, or no K given); the category is normalized at a calibrated "
+            "K only (--structure-k, or the block's k)")
+
+
 TASK = Task(
     name="structure_recovery",
     order=50,
@@ -108,4 +126,5 @@ TASK = Task(
                            "E / N: E ordered pairs chosen at random, E true edges among N "
                            "ordered pairs"),
                 Normalized("edge_auprc")),
+    unnormalizable=not_calibrated,
 )
