@@ -106,3 +106,23 @@ def test_the_package_exports_the_user_api_and_loads_nothing_heavy():
     assert out.startswith("[] ")
     for name in ("load_table", "list_tables", "build_template", "validate", "score"):
         assert name in out
+
+
+def test_the_simulator_simulates_and_never_grades():
+    """Nothing under generator/ imports the scorer, the tasks or the model-free panel (at
+    the top or inside a function): the release step grades the panel, the generator only
+    writes the DGP's tables."""
+    modules = _modules()
+    known = set(modules)
+    forbidden = ("icgbench.scorer", "icgbench.tasks", "icgbench.model_free")
+    for name, path in modules.items():
+        if name.startswith("icgbench.generator"):
+            bad = {m for m in _imports(name, path, known) if m.startswith(forbidden)}
+            assert not bad, (name, bad)
+
+
+def test_the_import_scan_would_see_a_graded_generator(tmp_path):
+    path = tmp_path / "mod.py"
+    path.write_text("def f():\n    from icgbench.tasks import TASKS\n")
+    assert "icgbench.tasks" in _imports("icgbench.generator.mod", path,
+                                        {"icgbench.tasks", "icgbench.generator.mod"})

@@ -1,15 +1,22 @@
-"""The power analysis (icgbench.bench.power): the t-test's power, the search for sizes, and
-the command on the committed board."""
+"""The power analysis (icgbench.bench.power): the t-test's power and its inverse, the
+blocked spread, and the command on the committed board."""
 
 from __future__ import annotations
 
 import json
+import math
 
 import numpy as np
 import pytest
 from scipy import stats
 
-from icgbench.bench.power import TARGET_POWER, _smallest, power
+from conftest import ROOT
+from icgbench.bench.power import (
+    TARGET_POWER,
+    blocked_variance,
+    detectable,
+    power,
+)
 from icgbench.cli import main
 
 
@@ -23,23 +30,40 @@ def test_power_is_the_two_sided_t_tests():
     simulated = float(np.mean(p < 0.05))
     assert power(0.5, 1.0, 30) == pytest.approx(simulated, abs=3 * np.sqrt(0.25 / 20_000))
     assert power(0.5, 1.0, 31) > power(0.5, 1.0, 30) and power(0.1, 0.0, 5) == 1.0
+    assert power(0.5, 1.0, 30, df=20) < power(0.5, 1.0, 30)  # fewer degrees of freedom
+    assert power(100.0, 1.0, 30) == 1.0  # far beyond the noncentral t's numerics
 
 
-def test_the_smallest_size_reaching_the_target_is_found():
-    needed = _smallest(lambda k: power(0.5, 1.0, k))
-    assert power(0.5, 1.0, needed) >= TARGET_POWER > power(0.5, 1.0, needed - 1)
-    assert _smallest(lambda k: 0.0, limit=1000) is None
+def test_the_detectable_difference_is_where_the_power_reaches_eighty_percent():
+    for variance, n, df in ((0.01, 30, 24), (0.04, 360, 354), (1.0, 5, 4)):
+        d = detectable(variance, n, df)
+        assert power(d, variance, n, df=df) == pytest.approx(TARGET_POWER, abs=1e-6)
+        assert power(0.9 * d, variance, n, df=df) < TARGET_POWER
+    # about (z_0.975 + z_0.8) sd / sqrt(n) for many cohorts
+    assert detectable(0.01, 10_000, 9_994) == pytest.approx(2.8016 * 0.1 / 100, rel=1e-3)
+    assert detectable(0.0, 10, 9) == 0.0 and math.isinf(detectable(1.0, 1, 0))
+
+
+def test_the_spread_is_blocked_by_variant():
+    diffs = {("v", 0): 0.10, ("v", 1): 0.12, ("v", 2): 0.11,
+             ("w", 0): -0.02, ("w", 1): 0.00, ("w", 2): -0.01}
+    variance, df = blocked_variance(diffs)
+    assert df == 4 and variance == pytest.approx(4e-4 / 4)
+    one = {("v", 0): 1.0, ("w", 0): 3.0}
+    assert blocked_variance(one) == (pytest.approx(2.0), 1)  # one cohort a variant
 
 
 @pytest.mark.slow
-def test_bench_power_on_the_committed_board(capsys):
-    """Every variant's top pair, with the bootstrap's within-cohort variance below the
-    spread between cohorts: more seeds, not more test subjects, buy the power."""
-    assert main(["bench", "power", "--resamples", "5", "--json"]) == 0
-    rows = json.loads(capsys.readouterr().out)
-    assert len(rows) == 6
-    for r in rows:
-        assert r["cohorts"] == 5 and r["test_size"] == 1000
-        assert 0 < r["within"] < r["between"]
-        assert 0.04 < r["power_at_delta"] < r["power_at_difference"] <= 1.0
-    assert main(["bench", "power", "--resamples", "5", "--delta", "2"]) == 2
+def test_bench_power_on_the_committed_board(full_tier_root, capsys):
+    """Every pair adjacent in the board's overall ranking is told apart down to 0.025 at
+    80% power; within a variant, the pairs of models that fit the same categories down
+    to 0.06; within a cohort the spread is a small part of the whole."""
+    assert main(["bench", "power", "--resamples", "5", "--sample", "1", "--json",
+                 "--dir", str(ROOT / "leaderboard")]) == 0
+    data = json.loads(capsys.readouterr().out)
+    overall = [p for p in data["pairs"] if p["scope"] == "all"]
+    assert len(overall) == 10
+    for p in overall:
+        assert p["cohorts"] == 360 and p["detectable"] <= 0.025, p
+        assert 0 <= p["within"] < p["between"], p
+    assert data["designs"] and data["test_size"] == 200

@@ -1,20 +1,25 @@
 """Intervals and groups (leaderboard.uncertainty): known values, the blocked paired test,
-the multiplicity rule over adjacent pairs, and ties that are not tests."""
+each pair tested on its own terms and drawn as a compact letter display, ties that are not
+tests, and letters that mean the same whatever joins the board."""
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 from icgbench.leaderboard.uncertainty import (
-    adjacent_separable,
-    groups,
-    holm,
     interval,
+    label_of,
+    letter_display,
+    letters,
     paired_p,
     places,
+    separable,
     separable_pairs,
 )
 
@@ -47,15 +52,6 @@ def test_only_shared_cohorts_are_paired():
     assert paired_p(a, b) == pytest.approx(stats.ttest_rel([0.9, 0.8], [0.7, 0.7]).pvalue)
 
 
-def test_holm_steps_down_and_stops_at_the_first_acceptance():
-    # thresholds 0.05/4, 0.05/3, 0.05/2, 0.05/1
-    assert holm({"a": 0.01, "b": 0.012, "c": 0.02, "d": 0.04}) == {"a", "b", "c", "d"}
-    assert holm({"a": 0.01, "b": 0.02, "c": 0.001, "d": 0.5}) == {"c", "a", "b"}
-    assert holm({"a": 0.03, "b": 0.03, "c": 0.001}) == {"c"}  # 0.03 > 0.05/2: stop there
-    assert holm({"a": 0.06, "b": 0.001}) == {"b"}
-    assert holm({"a": 0.013}) == {"a"} and holm({}) == set()
-
-
 def test_the_paired_test_is_blocked_by_variant():
     """Differences 0.10, 0.12, 0.11 on variant v and -0.02, 0.00, -0.01 on w: the variant
     means (0.11, -0.01) leave residuals -0.01, 0.01, 0, -0.01, 0.01, 0 (sum of squares 4e-4)
@@ -71,29 +67,70 @@ def test_the_paired_test_is_blocked_by_variant():
     assert paired_p(a, b) < 0.001 < unblocked
 
 
-def test_adjacent_pairs_make_groups_and_a_tie_is_not_a_test():
+def _shares(letter: str, other: str) -> bool:
+    return bool(set(letter) & set(other))
+
+
+def test_letters_join_exactly_the_pairs_that_are_not_separable_and_a_tie_is_not_a_test():
     """a is far ahead of b; b and c differ by noise; c and d are identical on every cohort
-    (a tie: left out of Holm's family, so it costs the other pairs nothing)."""
+    (a tie, not a test: they share a letter)."""
     base = [0.8, 0.82, 0.79, 0.81, 0.83]
     values = {"a": _cohorts(base), "b": _cohorts([x - 0.2 for x in base]),
               "c": _cohorts([x - 0.2 + 0.003 * (-1) ** i for i, x in enumerate(base)])}
     values["d"] = dict(values["c"])
-    assert adjacent_separable(values, ["a", "b", "c", "d"]) == [True, False, False]
-    assert groups(values, ["a", "b", "c", "d"]) == [1, 2, 2, 2]
-    assert separable_pairs(values, ["a", "b", "c", "d"]) == (1, 3)
-    # with the tie counted as a test at p = 1, Holm's first threshold would be 0.05 / 3;
-    # left out, it is 0.05 / 2: a pair at p = 0.02 is separable only the documented way
-    assert holm({"x": 0.02, "y": 0.5}) == {"x"} and holm({"x": 0.02, "y": 0.5, "z": 1.0}) == set()
+    assert letters(values, ["a", "b", "c", "d"]) == ["A", "B", "B", "B"]
+    assert not separable(values["c"], values["d"])
+    assert separable_pairs(values, ["a", "b", "c", "d"]) == (3, 6)
+
+
+def test_a_chain_of_ties_draws_overlapping_letters():
+    """a ~ b and b ~ c but a and c apart: b carries both letters."""
+    base = [0.50, 0.52, 0.49, 0.51, 0.53, 0.50]
+    noise = [0.02, -0.02, 0.02, -0.02, 0.02, -0.02]
+    values = {"a": _cohorts([x + 0.02 for x in base]),
+              "b": _cohorts([x + 0.01 + n for x, n in zip(base, noise, strict=True)]),
+              "c": _cohorts(base)}
+    assert separable(values["a"], values["c"])
+    assert not separable(values["a"], values["b"]) and not separable(values["b"], values["c"])
+    assert letters(values, ["a", "b", "c"]) == ["A", "AB", "B"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 8).flatmap(lambda n: st.tuples(
+    st.just(n), st.lists(st.booleans(), min_size=n * (n - 1) // 2,
+                         max_size=n * (n - 1) // 2))))
+def test_the_letter_display_is_exact_for_any_pattern_of_verdicts(case):
+    """Whatever the verdicts, two models share a letter if and only if their pair is not
+    separable, and every model has a letter."""
+    n, flags = case
+    apart = [p for p, f in zip(itertools.combinations(range(n), 2), flags, strict=True) if f]
+    drawn = letter_display(n, apart)
+    assert all(drawn) and len(drawn) == n
+    for i, j in itertools.combinations(range(n), 2):
+        assert _shares(drawn[i], drawn[j]) == ((i, j) not in apart), (apart, drawn)
+
+
+def test_whether_two_models_share_a_letter_does_not_depend_on_a_third():
+    """Adding an unrelated model anywhere in the ranking changes no pair's verdict (each
+    pair is tested on its own cohorts, with no adjustment for the board's size)."""
+    rng = __import__("numpy").random.default_rng(__import__("numpy").random.SeedSequence(5))
+    values = {f"m{i}": _cohorts(list(0.5 + 0.01 * i + 0.02 * rng.standard_normal(8)))
+              for i in range(5)}
+    order = sorted(values, key=lambda m: -sum(values[m].values()))
+    before = dict(zip(order, letters(values, order), strict=True))
+    values["new"] = _cohorts(list(0.52 + 0.001 * rng.standard_normal(8)))
+    order2 = sorted(values, key=lambda m: -sum(values[m].values()))
+    after = dict(zip(order2, letters(values, order2), strict=True))
+    for a, b in itertools.combinations(order, 2):
+        assert _shares(before[a], before[b]) == _shares(after[a], after[b]), (a, b)
+
+
+def test_letters_are_named_a_to_z_then_aa():
+    assert [label_of(k) for k in (1, 2, 26, 27, 28, 52, 53)] == [
+        "A", "B", "Z", "AA", "AB", "AZ", "BA"]
 
 
 def test_equal_means_share_the_better_place():
     assert places([0.9, 0.8, 0.8, 0.8, 0.5]) == [1, 2, 2, 2, 5]
     assert places([0.61539, 0.61539 + 1e-12]) == [1, 1]  # sums in another order: no lead
     assert places([]) == []
-
-
-def test_separable_adjacent_pairs_are_counted_after_holm():
-    base = [0.8, 0.82, 0.79, 0.81, 0.83]
-    values = {"a": _cohorts(base), "b": _cohorts([x - 0.1 for x in base]),
-              "c": _cohorts([x - 0.1 + 0.002 * (-1) ** i for i, x in enumerate(base)])}
-    assert separable_pairs(values, ["a", "b", "c"]) == (1, 2)

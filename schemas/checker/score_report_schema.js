@@ -34,7 +34,7 @@ function require(name) { return modules[name]; }
 var module = { exports: {} }, exports = module.exports;
 module.exports = validate10;
 module.exports.default = validate10;
-const schema11 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"urn:icg-bench:schema:score-report:2.1","title":"ICg-Bench score report","description":"Every metric of one scored submission, with provenance and timings.","type":"object","additionalProperties":false,"required":["schema_version","scorer_version","data_version","tier","frozen","variant","variant_hash","seed","release_fingerprint","submission","model","tasks","summary","metric_info","timings"],"properties":{"schema_version":{"const":"2.1"},"scorer_version":{"type":"string","minLength":1},"data_version":{"type":"string","pattern":"^(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)(\\+sealed\\.[1-9][0-9]*)?(?![\\s\\S])"},"tier":{"enum":["small","full","sealed","unfrozen"]},"frozen":{"type":"boolean","description":"True when graded against the frozen release; false for a cohort simulated on the fly, whose scores cannot go on the leaderboard (see notice)."},"notice":{"type":"string","description":"Present when frozen is false: says so in words."},"variant":{"enum":["linear_lowhet","nonlinear_mixhost","partial_observability","nonlinear_obs","misspecified_signs","misspecified_signs_v2"]},"variant_hash":{"type":"string","pattern":"^[0-9a-f]{12}$"},"seed":{"type":"integer","minimum":0},"release_fingerprint":{"type":"string","pattern":"^sha256:[0-9a-f]{64}$","description":"SHA-256 over every resource name and content digest of the release tier."},"submission":{"type":"object","additionalProperties":false,"required":["sha256","bytes"],"properties":{"sha256":{"type":"string","pattern":"^sha256:[0-9a-f]{64}$"},"bytes":{"type":"integer","minimum":0},"path":{"type":"string"}}},"model":{"type":"object","additionalProperties":false,"required":["name","version","language"],"properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}(?![\\s\\S])","description":"Model name: 1-64 ASCII letters, digits, '.', '_', '-', starting with a letter or digit; it names the model's leaderboard folder. 'oracle' (any case) is reserved for the reference model that reads the truth."},"version":{"type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9.+_-]{0,63}(?![\\s\\S])","description":"Model version: 1-64 ASCII letters, digits, '.', '_', '-', '+', starting with a letter or digit."},"language":{"type":"string","pattern":"^[A-Za-z0-9](?:[A-Za-z0-9 .+#_-]{0,30}[A-Za-z0-9+#])?(?![\\s\\S])","description":"Language the model was written in (e.g. Python, R, C++): 1-32 ASCII letters, digits, spaces and '.+#_-', starting with a letter or digit, ending with a letter, digit, '+' or '#'."},"url":{"type":"string","pattern":"^https?://[!-~]{1,490}(?![\\s\\S])","description":"http(s) URL, printable ASCII without spaces."},"description":{"type":"string","maxLength":2000},"oracle":{"type":"boolean","description":"True for a reference model that reads the truth (a ceiling, never a leaderboard competitor)."}},"if":{"properties":{"name":{"type":"string","pattern":"^[Oo][Rr][Aa][Cc][Ll][Ee](?![\\s\\S])"}},"required":["name"]},"then":{"properties":{"oracle":{"const":true}},"required":["oracle"]}},"tasks":{"type":"object","additionalProperties":{"type":"object","required":["metrics"],"properties":{"metrics":{"type":"object","additionalProperties":{"type":["number","null"]}},"details":{"type":"object"},"normalized":{"type":"object","description":"The task's category score on this cohort: the mean of its parts, each clip((score - floor) / (ceiling - floor), 0, 1); null parts (and note) when the result cannot be normalized.","required":["category","score","parts"],"properties":{"category":{"enum":["risk","latent","intervention","transfer","structure"]},"score":{"type":["number","null"],"minimum":0,"maximum":1},"note":{"type":"string","description":"Why the parts are not normalized (e.g. another responsive threshold)."},"parts":{"type":"object","additionalProperties":{"type":"object","required":["score","floor","floor_answer","ceiling","normalized"],"properties":{"score":{"type":["number","null"]},"floor":{"type":["number","null"]},"ceiling":{"type":["number","null"]},"normalized":{"type":["number","null"]},"floor_answer":{"type":["string","null"],"description":"The model-free answer whose score is the floor (model_free_scores), or chance."}}}}}}}},"minProperties":1},"summary":{"type":"object","required":["auroc","r2_mean","conformity","auroc_target","transfer_gap","composite","composite_note","prior_conformity_tolerant","normalized","overall","overall_note"],"properties":{"auroc":{"type":["number","null"]},"r2_mean":{"type":["number","null"]},"conformity":{"type":["number","null"]},"auroc_target":{"type":["number","null"]},"transfer_gap":{"type":["number","null"]},"composite":{"type":["number","null"]},"prior_conformity_tolerant":{"type":["number","null"]},"composite_note":{"type":"string"},"normalized":{"type":"object","additionalProperties":false,"required":["risk","latent","intervention","transfer","structure"],"description":"Each category's normalized score (null: not attempted).","properties":{"risk":{"type":["number","null"],"minimum":0,"maximum":1},"latent":{"type":["number","null"],"minimum":0,"maximum":1},"intervention":{"type":["number","null"],"minimum":0,"maximum":1},"transfer":{"type":["number","null"],"minimum":0,"maximum":1},"structure":{"type":["number","null"],"minimum":0,"maximum":1}}},"overall":{"type":["number","null"],"minimum":0,"maximum":1,"description":"Mean of the normalized category scores, a category not attempted counting 0 (on the sealed track's public half, over the categories shown); null when an attempted category cannot be normalized (its task's note says why)."},"overall_note":{"type":"string"}}},"withheld":{"type":"object","additionalProperties":false,"required":["note","metrics"],"description":"The sealed track's public half only: what it withholds until the generation is retired (metrics of a truth the whole cohort shares, as task.metric; task.* for a task not graded there). See docs/leaderboard.md.","properties":{"note":{"type":"string"},"metrics":{"type":"array","items":{"type":"string"}}}},"metric_info":{"type":"object","additionalProperties":{"type":"object","additionalProperties":{"type":"object","required":["higher_is_better","random_baseline"],"properties":{"higher_is_better":{"type":["boolean","null"]},"random_baseline":{"type":["number","null"]},"best":{"type":["number","null"]}}}}},"timings":{"type":"object","additionalProperties":{"type":"number","minimum":0}}}};
+const schema11 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"urn:icg-bench:schema:score-report:3.0","title":"ICg-Bench score report","description":"Every metric of one scored submission, with provenance and timings.","type":"object","additionalProperties":false,"required":["schema_version","scorer_version","data_version","tier","frozen","variant","variant_hash","seed","release_fingerprint","submission","model","tasks","summary","metric_info","timings"],"properties":{"schema_version":{"const":"3.0"},"scorer_version":{"type":"string","minLength":1},"data_version":{"type":"string","pattern":"^(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)(\\+sealed\\.[1-9][0-9]*)?(?![\\s\\S])"},"tier":{"enum":["small","full","sealed","unfrozen"]},"frozen":{"type":"boolean","description":"True when graded against the frozen release; false for a cohort simulated on the fly, whose scores cannot go on the leaderboard (see notice)."},"notice":{"type":"string","description":"Present when frozen is false: says so in words."},"variant":{"enum":["linear_lowhet","nonlinear_mixhost","partial_observability","nonlinear_obs","misspecified_signs","misspecified_signs_v2"]},"variant_hash":{"type":"string","pattern":"^[0-9a-f]{12}$"},"seed":{"type":"integer","minimum":0},"release_fingerprint":{"type":"string","pattern":"^sha256:[0-9a-f]{64}$","description":"SHA-256 over every resource name and content digest of the release tier."},"submission":{"type":"object","additionalProperties":false,"required":["sha256","bytes"],"properties":{"sha256":{"type":"string","pattern":"^sha256:[0-9a-f]{64}$"},"bytes":{"type":"integer","minimum":0},"path":{"type":"string"}}},"model":{"type":"object","additionalProperties":false,"required":["name","version","language"],"properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}(?![\\s\\S])","description":"Model name: 1-64 ASCII letters, digits, '.', '_', '-', starting with a letter or digit; it names the model's leaderboard folder. 'oracle' (any case) is reserved for the reference model that reads the truth."},"version":{"type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9.+_-]{0,63}(?![\\s\\S])","description":"Model version: 1-64 ASCII letters, digits, '.', '_', '-', '+', starting with a letter or digit."},"language":{"type":"string","pattern":"^[A-Za-z0-9](?:[A-Za-z0-9 .+#_-]{0,30}[A-Za-z0-9+#])?(?![\\s\\S])","description":"Language the model was written in (e.g. Python, R, C++): 1-32 ASCII letters, digits, spaces and '.+#_-', starting with a letter or digit, ending with a letter, digit, '+' or '#'."},"url":{"type":"string","pattern":"^https?://[!-~]{1,490}(?![\\s\\S])","description":"http(s) URL, printable ASCII without spaces."},"description":{"type":"string","maxLength":2000},"oracle":{"type":"boolean","description":"True for a reference model that reads the truth (a ceiling, never a leaderboard competitor)."}},"if":{"properties":{"name":{"type":"string","pattern":"^[Oo][Rr][Aa][Cc][Ll][Ee](?![\\s\\S])"}},"required":["name"]},"then":{"properties":{"oracle":{"const":true}},"required":["oracle"]}},"tasks":{"type":"object","additionalProperties":{"type":"object","required":["metrics"],"properties":{"metrics":{"type":"object","additionalProperties":{"type":["number","null"]}},"details":{"type":"object"},"normalized":{"type":"object","description":"The task's category score on this cohort: the mean of its parts, each min((score - floor) / (ceiling - floor), 1), negative below the floor; null parts (and note) when the result cannot be normalized.","required":["category","score","parts"],"properties":{"category":{"enum":["risk","latent","intervention","transfer","structure"]},"score":{"type":["number","null"],"maximum":1},"note":{"type":"string","description":"Why the parts are not normalized (e.g. a graph graded at its own best K)."},"parts":{"type":"object","additionalProperties":{"type":"object","required":["score","floor","floor_answer","ceiling","normalized"],"properties":{"score":{"type":["number","null"]},"floor":{"type":["number","null"]},"ceiling":{"type":["number","null"]},"normalized":{"type":["number","null"]},"floor_answer":{"type":["string","null"],"description":"The model-free answer whose score is the floor (the row model_free_scores marks), or chance."}}}}}}}},"minProperties":1},"summary":{"type":"object","required":["auroc","r2_mean","conformity","auroc_target","transfer_gap","composite","composite_note","prior_conformity_tolerant","normalized","overall","overall_note"],"properties":{"auroc":{"type":["number","null"]},"r2_mean":{"type":["number","null"]},"conformity":{"type":["number","null"]},"auroc_target":{"type":["number","null"]},"transfer_gap":{"type":["number","null"]},"composite":{"type":["number","null"]},"prior_conformity_tolerant":{"type":["number","null"]},"composite_note":{"type":"string"},"normalized":{"type":"object","additionalProperties":false,"required":["risk","latent","intervention","transfer","structure"],"description":"Each category's normalized score (null: not attempted).","properties":{"risk":{"type":["number","null"],"maximum":1},"latent":{"type":["number","null"],"maximum":1},"intervention":{"type":["number","null"],"maximum":1},"transfer":{"type":["number","null"],"maximum":1},"structure":{"type":["number","null"],"maximum":1}}},"overall":{"type":["number","null"],"maximum":1,"description":"Mean of the normalized category scores, a category not attempted counting 0 (on the sealed track's public half, over the categories shown); null when an attempted category cannot be normalized (its task's note says why)."},"overall_note":{"type":"string"}}},"withheld":{"type":"object","additionalProperties":false,"required":["note","metrics"],"description":"The sealed track's public half only: what it withholds until the generation is retired (metrics of a truth the whole cohort shares, as task.metric; task.* for a task not graded there). See docs/leaderboard.md.","properties":{"note":{"type":"string"},"metrics":{"type":"array","items":{"type":"string"}}}},"metric_info":{"type":"object","additionalProperties":{"type":"object","additionalProperties":{"type":"object","required":["higher_is_better","random_baseline"],"properties":{"higher_is_better":{"type":["boolean","null"]},"random_baseline":{"type":["number","null"]},"best":{"type":["number","null"]}}}}},"timings":{"type":"object","additionalProperties":{"type":"number","minimum":0}}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = require("ajv/dist/runtime/ucs2length").default;
 const pattern0 = new RegExp("^(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)(\\+sealed\\.[1-9][0-9]*)?(?![\\s\\S])", "u");
@@ -47,7 +47,7 @@ const pattern7 = new RegExp("^[A-Za-z0-9](?:[A-Za-z0-9 .+#_-]{0,30}[A-Za-z0-9+#]
 const pattern8 = new RegExp("^https?://[!-~]{1,490}(?![\\s\\S])", "u");
 
 function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="urn:icg-bench:schema:score-report:2.1" */;
+/*# sourceURL="urn:icg-bench:schema:score-report:3.0" */;
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -215,8 +215,8 @@ errors++;
 }
 if(data.schema_version !== undefined){
 let data0 = data.schema_version;
-if("2.1" !== data0){
-const err16 = {instancePath:instancePath+"/schema_version",schemaPath:"#/properties/schema_version/const",keyword:"const",params:{allowedValue: "2.1"},message:"must be equal to constant",schema:"2.1",parentSchema:schema11.properties.schema_version,data:data0};
+if("3.0" !== data0){
+const err16 = {instancePath:instancePath+"/schema_version",schemaPath:"#/properties/schema_version/const",keyword:"const",params:{allowedValue: "3.0"},message:"must be equal to constant",schema:"3.0",parentSchema:schema11.properties.schema_version,data:data0};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -940,27 +940,17 @@ vErrors.push(err72);
 }
 errors++;
 }
-if(data30 < 0 || isNaN(data30)){
-const err73 = {instancePath:instancePath+"/tasks/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/normalized/score",schemaPath:"#/properties/tasks/additionalProperties/properties/normalized/properties/score/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.tasks.additionalProperties.properties.normalized.properties.score,data:data30};
-if(vErrors === null){
-vErrors = [err73];
-}
-else {
-vErrors.push(err73);
-}
-errors++;
-}
 }
 }
 if(data28.note !== undefined){
 let data31 = data28.note;
 if(typeof data31 !== "string"){
-const err74 = {instancePath:instancePath+"/tasks/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/normalized/note",schemaPath:"#/properties/tasks/additionalProperties/properties/normalized/properties/note/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.tasks.additionalProperties.properties.normalized.properties.note.type,parentSchema:schema11.properties.tasks.additionalProperties.properties.normalized.properties.note,data:data31};
+const err73 = {instancePath:instancePath+"/tasks/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/normalized/note",schemaPath:"#/properties/tasks/additionalProperties/properties/normalized/properties/note/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.tasks.additionalProperties.properties.normalized.properties.note.type,parentSchema:schema11.properties.tasks.additionalProperties.properties.normalized.properties.note,data:data31};
 if(vErrors === null){
-vErrors = [err74];
+vErrors = [err73];
 }
 else {
-vErrors.push(err74);
+vErrors.push(err73);
 }
 errors++;
 }
@@ -972,7 +962,17 @@ for(const key5 in data32){
 let data33 = data32[key5];
 if(data33 && typeof data33 == "object" && !Array.isArray(data33)){
 if(data33.score === undefined){
-const err75 = {instancePath:instancePath+"/tasks/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/normalized/parts/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/tasks/additionalProperties/properties/normalized/properties/parts/additionalProperties/required",keyword:"required",params:{missingProperty: "score"},message:"must have required property '"+"score"+"'",schema:schema11.properties.tasks.additionalProperties.properties.normalized.properties.parts.additionalProperties.required,parentSchema:schema11.properties.tasks.additionalProperties.properties.normalized.properties.parts.additionalProperties,data:data33};
+const err74 = {instancePath:instancePath+"/tasks/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/normalized/parts/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/tasks/additionalProperties/properties/normalized/properties/parts/additionalProperties/required",keyword:"required",params:{missingProperty: "score"},message:"must have required property '"+"score"+"'",schema:schema11.properties.tasks.additionalProperties.properties.normalized.properties.parts.additionalProperties.required,parentSchema:schema11.properties.tasks.additionalProperties.properties.normalized.properties.parts.additionalProperties,data:data33};
+if(vErrors === null){
+vErrors = [err74];
+}
+else {
+vErrors.push(err74);
+}
+errors++;
+}
+if(data33.floor === undefined){
+const err75 = {instancePath:instancePath+"/tasks/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/normalized/parts/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/tasks/additionalProperties/properties/normalized/properties/parts/additionalProperties/required",keyword:"required",params:{missingProperty: "floor"},message:"must have required property '"+"floor"+"'",schema:schema11.properties.tasks.additionalProperties.properties.normalized.properties.parts.additionalProperties.required,parentSchema:schema11.properties.tasks.additionalProperties.properties.normalized.properties.parts.additionalProperties,data:data33};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -981,8 +981,8 @@ vErrors.push(err75);
 }
 errors++;
 }
-if(data33.floor === undefined){
-const err76 = {instancePath:instancePath+"/tasks/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/normalized/parts/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/tasks/additionalProperties/properties/normalized/properties/parts/additionalProperties/required",keyword:"required",params:{missingProperty: "floor"},message:"must have required property '"+"floor"+"'",schema:schema11.properties.tasks.additionalProperties.properties.normalized.properties.parts.additionalProperties.required,parentSchema:schema11.properties.tasks.additionalProperties.properties.normalized.properties.parts.additionalProperties,data:data33};
+if(data33.floor_answer === undefined){
+const err76 = {instancePath:instancePath+"/tasks/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/normalized/parts/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/tasks/additionalProperties/properties/normalized/properties/parts/additionalProperties/required",keyword:"required",params:{missingProperty: "floor_answer"},message:"must have required property '"+"floor_answer"+"'",schema:schema11.properties.tasks.additionalProperties.properties.normalized.properties.parts.additionalProperties.required,parentSchema:schema11.properties.tasks.additionalProperties.properties.normalized.properties.parts.additionalProperties,data:data33};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -991,8 +991,8 @@ vErrors.push(err76);
 }
 errors++;
 }
-if(data33.floor_answer === undefined){
-const err77 = {instancePath:instancePath+"/tasks/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/normalized/parts/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/tasks/additionalProperties/properties/normalized/properties/parts/additionalProperties/required",keyword:"required",params:{missingProperty: "floor_answer"},message:"must have required property '"+"floor_answer"+"'",schema:schema11.properties.tasks.additionalProperties.properties.normalized.properties.parts.additionalProperties.required,parentSchema:schema11.properties.tasks.additionalProperties.properties.normalized.properties.parts.additionalProperties,data:data33};
+if(data33.ceiling === undefined){
+const err77 = {instancePath:instancePath+"/tasks/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/normalized/parts/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/tasks/additionalProperties/properties/normalized/properties/parts/additionalProperties/required",keyword:"required",params:{missingProperty: "ceiling"},message:"must have required property '"+"ceiling"+"'",schema:schema11.properties.tasks.additionalProperties.properties.normalized.properties.parts.additionalProperties.required,parentSchema:schema11.properties.tasks.additionalProperties.properties.normalized.properties.parts.additionalProperties,data:data33};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -1001,8 +1001,8 @@ vErrors.push(err77);
 }
 errors++;
 }
-if(data33.ceiling === undefined){
-const err78 = {instancePath:instancePath+"/tasks/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/normalized/parts/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/tasks/additionalProperties/properties/normalized/properties/parts/additionalProperties/required",keyword:"required",params:{missingProperty: "ceiling"},message:"must have required property '"+"ceiling"+"'",schema:schema11.properties.tasks.additionalProperties.properties.normalized.properties.parts.additionalProperties.required,parentSchema:schema11.properties.tasks.additionalProperties.properties.normalized.properties.parts.additionalProperties,data:data33};
+if(data33.normalized === undefined){
+const err78 = {instancePath:instancePath+"/tasks/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/normalized/parts/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/tasks/additionalProperties/properties/normalized/properties/parts/additionalProperties/required",keyword:"required",params:{missingProperty: "normalized"},message:"must have required property '"+"normalized"+"'",schema:schema11.properties.tasks.additionalProperties.properties.normalized.properties.parts.additionalProperties.required,parentSchema:schema11.properties.tasks.additionalProperties.properties.normalized.properties.parts.additionalProperties,data:data33};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -1011,8 +1011,10 @@ vErrors.push(err78);
 }
 errors++;
 }
-if(data33.normalized === undefined){
-const err79 = {instancePath:instancePath+"/tasks/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/normalized/parts/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/tasks/additionalProperties/properties/normalized/properties/parts/additionalProperties/required",keyword:"required",params:{missingProperty: "normalized"},message:"must have required property '"+"normalized"+"'",schema:schema11.properties.tasks.additionalProperties.properties.normalized.properties.parts.additionalProperties.required,parentSchema:schema11.properties.tasks.additionalProperties.properties.normalized.properties.parts.additionalProperties,data:data33};
+if(data33.score !== undefined){
+let data34 = data33.score;
+if((!((typeof data34 == "number") && (isFinite(data34)))) && (data34 !== null)){
+const err79 = {instancePath:instancePath+"/tasks/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/normalized/parts/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/score",schemaPath:"#/properties/tasks/additionalProperties/properties/normalized/properties/parts/additionalProperties/properties/score/type",keyword:"type",params:{type: schema11.properties.tasks.additionalProperties.properties.normalized.properties.parts.additionalProperties.properties.score.type},message:"must be number,null",schema:schema11.properties.tasks.additionalProperties.properties.normalized.properties.parts.additionalProperties.properties.score.type,parentSchema:schema11.properties.tasks.additionalProperties.properties.normalized.properties.parts.additionalProperties.properties.score,data:data34};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -1021,10 +1023,11 @@ vErrors.push(err79);
 }
 errors++;
 }
-if(data33.score !== undefined){
-let data34 = data33.score;
-if((!((typeof data34 == "number") && (isFinite(data34)))) && (data34 !== null)){
-const err80 = {instancePath:instancePath+"/tasks/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/normalized/parts/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/score",schemaPath:"#/properties/tasks/additionalProperties/properties/normalized/properties/parts/additionalProperties/properties/score/type",keyword:"type",params:{type: schema11.properties.tasks.additionalProperties.properties.normalized.properties.parts.additionalProperties.properties.score.type},message:"must be number,null",schema:schema11.properties.tasks.additionalProperties.properties.normalized.properties.parts.additionalProperties.properties.score.type,parentSchema:schema11.properties.tasks.additionalProperties.properties.normalized.properties.parts.additionalProperties.properties.score,data:data34};
+}
+if(data33.floor !== undefined){
+let data35 = data33.floor;
+if((!((typeof data35 == "number") && (isFinite(data35)))) && (data35 !== null)){
+const err80 = {instancePath:instancePath+"/tasks/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/normalized/parts/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/floor",schemaPath:"#/properties/tasks/additionalProperties/properties/normalized/properties/parts/additionalProperties/properties/floor/type",keyword:"type",params:{type: schema11.properties.tasks.additionalProperties.properties.normalized.properties.parts.additionalProperties.properties.floor.type},message:"must be number,null",schema:schema11.properties.tasks.additionalProperties.properties.normalized.properties.parts.additionalProperties.properties.floor.type,parentSchema:schema11.properties.tasks.additionalProperties.properties.normalized.properties.parts.additionalProperties.properties.floor,data:data35};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -1034,10 +1037,10 @@ vErrors.push(err80);
 errors++;
 }
 }
-if(data33.floor !== undefined){
-let data35 = data33.floor;
-if((!((typeof data35 == "number") && (isFinite(data35)))) && (data35 !== null)){
-const err81 = {instancePath:instancePath+"/tasks/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/normalized/parts/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/floor",schemaPath:"#/properties/tasks/additionalProperties/properties/normalized/properties/parts/additionalProperties/properties/floor/type",keyword:"type",params:{type: schema11.properties.tasks.additionalProperties.properties.normalized.properties.parts.additionalProperties.properties.floor.type},message:"must be number,null",schema:schema11.properties.tasks.additionalProperties.properties.normalized.properties.parts.additionalProperties.properties.floor.type,parentSchema:schema11.properties.tasks.additionalProperties.properties.normalized.properties.parts.additionalProperties.properties.floor,data:data35};
+if(data33.ceiling !== undefined){
+let data36 = data33.ceiling;
+if((!((typeof data36 == "number") && (isFinite(data36)))) && (data36 !== null)){
+const err81 = {instancePath:instancePath+"/tasks/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/normalized/parts/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/ceiling",schemaPath:"#/properties/tasks/additionalProperties/properties/normalized/properties/parts/additionalProperties/properties/ceiling/type",keyword:"type",params:{type: schema11.properties.tasks.additionalProperties.properties.normalized.properties.parts.additionalProperties.properties.ceiling.type},message:"must be number,null",schema:schema11.properties.tasks.additionalProperties.properties.normalized.properties.parts.additionalProperties.properties.ceiling.type,parentSchema:schema11.properties.tasks.additionalProperties.properties.normalized.properties.parts.additionalProperties.properties.ceiling,data:data36};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -1047,10 +1050,10 @@ vErrors.push(err81);
 errors++;
 }
 }
-if(data33.ceiling !== undefined){
-let data36 = data33.ceiling;
-if((!((typeof data36 == "number") && (isFinite(data36)))) && (data36 !== null)){
-const err82 = {instancePath:instancePath+"/tasks/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/normalized/parts/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/ceiling",schemaPath:"#/properties/tasks/additionalProperties/properties/normalized/properties/parts/additionalProperties/properties/ceiling/type",keyword:"type",params:{type: schema11.properties.tasks.additionalProperties.properties.normalized.properties.parts.additionalProperties.properties.ceiling.type},message:"must be number,null",schema:schema11.properties.tasks.additionalProperties.properties.normalized.properties.parts.additionalProperties.properties.ceiling.type,parentSchema:schema11.properties.tasks.additionalProperties.properties.normalized.properties.parts.additionalProperties.properties.ceiling,data:data36};
+if(data33.normalized !== undefined){
+let data37 = data33.normalized;
+if((!((typeof data37 == "number") && (isFinite(data37)))) && (data37 !== null)){
+const err82 = {instancePath:instancePath+"/tasks/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/normalized/parts/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/normalized",schemaPath:"#/properties/tasks/additionalProperties/properties/normalized/properties/parts/additionalProperties/properties/normalized/type",keyword:"type",params:{type: schema11.properties.tasks.additionalProperties.properties.normalized.properties.parts.additionalProperties.properties.normalized.type},message:"must be number,null",schema:schema11.properties.tasks.additionalProperties.properties.normalized.properties.parts.additionalProperties.properties.normalized.type,parentSchema:schema11.properties.tasks.additionalProperties.properties.normalized.properties.parts.additionalProperties.properties.normalized,data:data37};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -1060,10 +1063,10 @@ vErrors.push(err82);
 errors++;
 }
 }
-if(data33.normalized !== undefined){
-let data37 = data33.normalized;
-if((!((typeof data37 == "number") && (isFinite(data37)))) && (data37 !== null)){
-const err83 = {instancePath:instancePath+"/tasks/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/normalized/parts/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/normalized",schemaPath:"#/properties/tasks/additionalProperties/properties/normalized/properties/parts/additionalProperties/properties/normalized/type",keyword:"type",params:{type: schema11.properties.tasks.additionalProperties.properties.normalized.properties.parts.additionalProperties.properties.normalized.type},message:"must be number,null",schema:schema11.properties.tasks.additionalProperties.properties.normalized.properties.parts.additionalProperties.properties.normalized.type,parentSchema:schema11.properties.tasks.additionalProperties.properties.normalized.properties.parts.additionalProperties.properties.normalized,data:data37};
+if(data33.floor_answer !== undefined){
+let data38 = data33.floor_answer;
+if((typeof data38 !== "string") && (data38 !== null)){
+const err83 = {instancePath:instancePath+"/tasks/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/normalized/parts/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/floor_answer",schemaPath:"#/properties/tasks/additionalProperties/properties/normalized/properties/parts/additionalProperties/properties/floor_answer/type",keyword:"type",params:{type: schema11.properties.tasks.additionalProperties.properties.normalized.properties.parts.additionalProperties.properties.floor_answer.type},message:"must be string,null",schema:schema11.properties.tasks.additionalProperties.properties.normalized.properties.parts.additionalProperties.properties.floor_answer.type,parentSchema:schema11.properties.tasks.additionalProperties.properties.normalized.properties.parts.additionalProperties.properties.floor_answer,data:data38};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -1073,10 +1076,9 @@ vErrors.push(err83);
 errors++;
 }
 }
-if(data33.floor_answer !== undefined){
-let data38 = data33.floor_answer;
-if((typeof data38 !== "string") && (data38 !== null)){
-const err84 = {instancePath:instancePath+"/tasks/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/normalized/parts/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/floor_answer",schemaPath:"#/properties/tasks/additionalProperties/properties/normalized/properties/parts/additionalProperties/properties/floor_answer/type",keyword:"type",params:{type: schema11.properties.tasks.additionalProperties.properties.normalized.properties.parts.additionalProperties.properties.floor_answer.type},message:"must be string,null",schema:schema11.properties.tasks.additionalProperties.properties.normalized.properties.parts.additionalProperties.properties.floor_answer.type,parentSchema:schema11.properties.tasks.additionalProperties.properties.normalized.properties.parts.additionalProperties.properties.floor_answer,data:data38};
+}
+else {
+const err84 = {instancePath:instancePath+"/tasks/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/normalized/parts/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/tasks/additionalProperties/properties/normalized/properties/parts/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.tasks.additionalProperties.properties.normalized.properties.parts.additionalProperties.type,parentSchema:schema11.properties.tasks.additionalProperties.properties.normalized.properties.parts.additionalProperties,data:data33};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -1088,7 +1090,7 @@ errors++;
 }
 }
 else {
-const err85 = {instancePath:instancePath+"/tasks/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/normalized/parts/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/tasks/additionalProperties/properties/normalized/properties/parts/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.tasks.additionalProperties.properties.normalized.properties.parts.additionalProperties.type,parentSchema:schema11.properties.tasks.additionalProperties.properties.normalized.properties.parts.additionalProperties,data:data33};
+const err85 = {instancePath:instancePath+"/tasks/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/normalized/parts",schemaPath:"#/properties/tasks/additionalProperties/properties/normalized/properties/parts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.tasks.additionalProperties.properties.normalized.properties.parts.type,parentSchema:schema11.properties.tasks.additionalProperties.properties.normalized.properties.parts,data:data32};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -1100,7 +1102,7 @@ errors++;
 }
 }
 else {
-const err86 = {instancePath:instancePath+"/tasks/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/normalized/parts",schemaPath:"#/properties/tasks/additionalProperties/properties/normalized/properties/parts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.tasks.additionalProperties.properties.normalized.properties.parts.type,parentSchema:schema11.properties.tasks.additionalProperties.properties.normalized.properties.parts,data:data32};
+const err86 = {instancePath:instancePath+"/tasks/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/normalized",schemaPath:"#/properties/tasks/additionalProperties/properties/normalized/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.tasks.additionalProperties.properties.normalized.type,parentSchema:schema11.properties.tasks.additionalProperties.properties.normalized,data:data28};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -1112,7 +1114,7 @@ errors++;
 }
 }
 else {
-const err87 = {instancePath:instancePath+"/tasks/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/normalized",schemaPath:"#/properties/tasks/additionalProperties/properties/normalized/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.tasks.additionalProperties.properties.normalized.type,parentSchema:schema11.properties.tasks.additionalProperties.properties.normalized,data:data28};
+const err87 = {instancePath:instancePath+"/tasks/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/tasks/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.tasks.additionalProperties.type,parentSchema:schema11.properties.tasks.additionalProperties,data:data24};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -1124,7 +1126,7 @@ errors++;
 }
 }
 else {
-const err88 = {instancePath:instancePath+"/tasks/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/tasks/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.tasks.additionalProperties.type,parentSchema:schema11.properties.tasks.additionalProperties,data:data24};
+const err88 = {instancePath:instancePath+"/tasks",schemaPath:"#/properties/tasks/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.tasks.type,parentSchema:schema11.properties.tasks,data:data23};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -1134,9 +1136,11 @@ vErrors.push(err88);
 errors++;
 }
 }
-}
-else {
-const err89 = {instancePath:instancePath+"/tasks",schemaPath:"#/properties/tasks/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.tasks.type,parentSchema:schema11.properties.tasks,data:data23};
+if(data.summary !== undefined){
+let data39 = data.summary;
+if(data39 && typeof data39 == "object" && !Array.isArray(data39)){
+if(data39.auroc === undefined){
+const err89 = {instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/required",keyword:"required",params:{missingProperty: "auroc"},message:"must have required property '"+"auroc"+"'",schema:schema11.properties.summary.required,parentSchema:schema11.properties.summary,data:data39};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -1145,12 +1149,8 @@ vErrors.push(err89);
 }
 errors++;
 }
-}
-if(data.summary !== undefined){
-let data39 = data.summary;
-if(data39 && typeof data39 == "object" && !Array.isArray(data39)){
-if(data39.auroc === undefined){
-const err90 = {instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/required",keyword:"required",params:{missingProperty: "auroc"},message:"must have required property '"+"auroc"+"'",schema:schema11.properties.summary.required,parentSchema:schema11.properties.summary,data:data39};
+if(data39.r2_mean === undefined){
+const err90 = {instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/required",keyword:"required",params:{missingProperty: "r2_mean"},message:"must have required property '"+"r2_mean"+"'",schema:schema11.properties.summary.required,parentSchema:schema11.properties.summary,data:data39};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -1159,8 +1159,8 @@ vErrors.push(err90);
 }
 errors++;
 }
-if(data39.r2_mean === undefined){
-const err91 = {instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/required",keyword:"required",params:{missingProperty: "r2_mean"},message:"must have required property '"+"r2_mean"+"'",schema:schema11.properties.summary.required,parentSchema:schema11.properties.summary,data:data39};
+if(data39.conformity === undefined){
+const err91 = {instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/required",keyword:"required",params:{missingProperty: "conformity"},message:"must have required property '"+"conformity"+"'",schema:schema11.properties.summary.required,parentSchema:schema11.properties.summary,data:data39};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -1169,8 +1169,8 @@ vErrors.push(err91);
 }
 errors++;
 }
-if(data39.conformity === undefined){
-const err92 = {instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/required",keyword:"required",params:{missingProperty: "conformity"},message:"must have required property '"+"conformity"+"'",schema:schema11.properties.summary.required,parentSchema:schema11.properties.summary,data:data39};
+if(data39.auroc_target === undefined){
+const err92 = {instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/required",keyword:"required",params:{missingProperty: "auroc_target"},message:"must have required property '"+"auroc_target"+"'",schema:schema11.properties.summary.required,parentSchema:schema11.properties.summary,data:data39};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -1179,8 +1179,8 @@ vErrors.push(err92);
 }
 errors++;
 }
-if(data39.auroc_target === undefined){
-const err93 = {instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/required",keyword:"required",params:{missingProperty: "auroc_target"},message:"must have required property '"+"auroc_target"+"'",schema:schema11.properties.summary.required,parentSchema:schema11.properties.summary,data:data39};
+if(data39.transfer_gap === undefined){
+const err93 = {instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/required",keyword:"required",params:{missingProperty: "transfer_gap"},message:"must have required property '"+"transfer_gap"+"'",schema:schema11.properties.summary.required,parentSchema:schema11.properties.summary,data:data39};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -1189,8 +1189,8 @@ vErrors.push(err93);
 }
 errors++;
 }
-if(data39.transfer_gap === undefined){
-const err94 = {instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/required",keyword:"required",params:{missingProperty: "transfer_gap"},message:"must have required property '"+"transfer_gap"+"'",schema:schema11.properties.summary.required,parentSchema:schema11.properties.summary,data:data39};
+if(data39.composite === undefined){
+const err94 = {instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/required",keyword:"required",params:{missingProperty: "composite"},message:"must have required property '"+"composite"+"'",schema:schema11.properties.summary.required,parentSchema:schema11.properties.summary,data:data39};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -1199,8 +1199,8 @@ vErrors.push(err94);
 }
 errors++;
 }
-if(data39.composite === undefined){
-const err95 = {instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/required",keyword:"required",params:{missingProperty: "composite"},message:"must have required property '"+"composite"+"'",schema:schema11.properties.summary.required,parentSchema:schema11.properties.summary,data:data39};
+if(data39.composite_note === undefined){
+const err95 = {instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/required",keyword:"required",params:{missingProperty: "composite_note"},message:"must have required property '"+"composite_note"+"'",schema:schema11.properties.summary.required,parentSchema:schema11.properties.summary,data:data39};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -1209,8 +1209,8 @@ vErrors.push(err95);
 }
 errors++;
 }
-if(data39.composite_note === undefined){
-const err96 = {instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/required",keyword:"required",params:{missingProperty: "composite_note"},message:"must have required property '"+"composite_note"+"'",schema:schema11.properties.summary.required,parentSchema:schema11.properties.summary,data:data39};
+if(data39.prior_conformity_tolerant === undefined){
+const err96 = {instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/required",keyword:"required",params:{missingProperty: "prior_conformity_tolerant"},message:"must have required property '"+"prior_conformity_tolerant"+"'",schema:schema11.properties.summary.required,parentSchema:schema11.properties.summary,data:data39};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -1219,8 +1219,8 @@ vErrors.push(err96);
 }
 errors++;
 }
-if(data39.prior_conformity_tolerant === undefined){
-const err97 = {instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/required",keyword:"required",params:{missingProperty: "prior_conformity_tolerant"},message:"must have required property '"+"prior_conformity_tolerant"+"'",schema:schema11.properties.summary.required,parentSchema:schema11.properties.summary,data:data39};
+if(data39.normalized === undefined){
+const err97 = {instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/required",keyword:"required",params:{missingProperty: "normalized"},message:"must have required property '"+"normalized"+"'",schema:schema11.properties.summary.required,parentSchema:schema11.properties.summary,data:data39};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -1229,8 +1229,8 @@ vErrors.push(err97);
 }
 errors++;
 }
-if(data39.normalized === undefined){
-const err98 = {instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/required",keyword:"required",params:{missingProperty: "normalized"},message:"must have required property '"+"normalized"+"'",schema:schema11.properties.summary.required,parentSchema:schema11.properties.summary,data:data39};
+if(data39.overall === undefined){
+const err98 = {instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/required",keyword:"required",params:{missingProperty: "overall"},message:"must have required property '"+"overall"+"'",schema:schema11.properties.summary.required,parentSchema:schema11.properties.summary,data:data39};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -1239,8 +1239,8 @@ vErrors.push(err98);
 }
 errors++;
 }
-if(data39.overall === undefined){
-const err99 = {instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/required",keyword:"required",params:{missingProperty: "overall"},message:"must have required property '"+"overall"+"'",schema:schema11.properties.summary.required,parentSchema:schema11.properties.summary,data:data39};
+if(data39.overall_note === undefined){
+const err99 = {instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/required",keyword:"required",params:{missingProperty: "overall_note"},message:"must have required property '"+"overall_note"+"'",schema:schema11.properties.summary.required,parentSchema:schema11.properties.summary,data:data39};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -1249,8 +1249,10 @@ vErrors.push(err99);
 }
 errors++;
 }
-if(data39.overall_note === undefined){
-const err100 = {instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/required",keyword:"required",params:{missingProperty: "overall_note"},message:"must have required property '"+"overall_note"+"'",schema:schema11.properties.summary.required,parentSchema:schema11.properties.summary,data:data39};
+if(data39.auroc !== undefined){
+let data40 = data39.auroc;
+if((!((typeof data40 == "number") && (isFinite(data40)))) && (data40 !== null)){
+const err100 = {instancePath:instancePath+"/summary/auroc",schemaPath:"#/properties/summary/properties/auroc/type",keyword:"type",params:{type: schema11.properties.summary.properties.auroc.type},message:"must be number,null",schema:schema11.properties.summary.properties.auroc.type,parentSchema:schema11.properties.summary.properties.auroc,data:data40};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -1259,10 +1261,11 @@ vErrors.push(err100);
 }
 errors++;
 }
-if(data39.auroc !== undefined){
-let data40 = data39.auroc;
-if((!((typeof data40 == "number") && (isFinite(data40)))) && (data40 !== null)){
-const err101 = {instancePath:instancePath+"/summary/auroc",schemaPath:"#/properties/summary/properties/auroc/type",keyword:"type",params:{type: schema11.properties.summary.properties.auroc.type},message:"must be number,null",schema:schema11.properties.summary.properties.auroc.type,parentSchema:schema11.properties.summary.properties.auroc,data:data40};
+}
+if(data39.r2_mean !== undefined){
+let data41 = data39.r2_mean;
+if((!((typeof data41 == "number") && (isFinite(data41)))) && (data41 !== null)){
+const err101 = {instancePath:instancePath+"/summary/r2_mean",schemaPath:"#/properties/summary/properties/r2_mean/type",keyword:"type",params:{type: schema11.properties.summary.properties.r2_mean.type},message:"must be number,null",schema:schema11.properties.summary.properties.r2_mean.type,parentSchema:schema11.properties.summary.properties.r2_mean,data:data41};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -1272,10 +1275,10 @@ vErrors.push(err101);
 errors++;
 }
 }
-if(data39.r2_mean !== undefined){
-let data41 = data39.r2_mean;
-if((!((typeof data41 == "number") && (isFinite(data41)))) && (data41 !== null)){
-const err102 = {instancePath:instancePath+"/summary/r2_mean",schemaPath:"#/properties/summary/properties/r2_mean/type",keyword:"type",params:{type: schema11.properties.summary.properties.r2_mean.type},message:"must be number,null",schema:schema11.properties.summary.properties.r2_mean.type,parentSchema:schema11.properties.summary.properties.r2_mean,data:data41};
+if(data39.conformity !== undefined){
+let data42 = data39.conformity;
+if((!((typeof data42 == "number") && (isFinite(data42)))) && (data42 !== null)){
+const err102 = {instancePath:instancePath+"/summary/conformity",schemaPath:"#/properties/summary/properties/conformity/type",keyword:"type",params:{type: schema11.properties.summary.properties.conformity.type},message:"must be number,null",schema:schema11.properties.summary.properties.conformity.type,parentSchema:schema11.properties.summary.properties.conformity,data:data42};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -1285,10 +1288,10 @@ vErrors.push(err102);
 errors++;
 }
 }
-if(data39.conformity !== undefined){
-let data42 = data39.conformity;
-if((!((typeof data42 == "number") && (isFinite(data42)))) && (data42 !== null)){
-const err103 = {instancePath:instancePath+"/summary/conformity",schemaPath:"#/properties/summary/properties/conformity/type",keyword:"type",params:{type: schema11.properties.summary.properties.conformity.type},message:"must be number,null",schema:schema11.properties.summary.properties.conformity.type,parentSchema:schema11.properties.summary.properties.conformity,data:data42};
+if(data39.auroc_target !== undefined){
+let data43 = data39.auroc_target;
+if((!((typeof data43 == "number") && (isFinite(data43)))) && (data43 !== null)){
+const err103 = {instancePath:instancePath+"/summary/auroc_target",schemaPath:"#/properties/summary/properties/auroc_target/type",keyword:"type",params:{type: schema11.properties.summary.properties.auroc_target.type},message:"must be number,null",schema:schema11.properties.summary.properties.auroc_target.type,parentSchema:schema11.properties.summary.properties.auroc_target,data:data43};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -1298,10 +1301,10 @@ vErrors.push(err103);
 errors++;
 }
 }
-if(data39.auroc_target !== undefined){
-let data43 = data39.auroc_target;
-if((!((typeof data43 == "number") && (isFinite(data43)))) && (data43 !== null)){
-const err104 = {instancePath:instancePath+"/summary/auroc_target",schemaPath:"#/properties/summary/properties/auroc_target/type",keyword:"type",params:{type: schema11.properties.summary.properties.auroc_target.type},message:"must be number,null",schema:schema11.properties.summary.properties.auroc_target.type,parentSchema:schema11.properties.summary.properties.auroc_target,data:data43};
+if(data39.transfer_gap !== undefined){
+let data44 = data39.transfer_gap;
+if((!((typeof data44 == "number") && (isFinite(data44)))) && (data44 !== null)){
+const err104 = {instancePath:instancePath+"/summary/transfer_gap",schemaPath:"#/properties/summary/properties/transfer_gap/type",keyword:"type",params:{type: schema11.properties.summary.properties.transfer_gap.type},message:"must be number,null",schema:schema11.properties.summary.properties.transfer_gap.type,parentSchema:schema11.properties.summary.properties.transfer_gap,data:data44};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -1311,10 +1314,10 @@ vErrors.push(err104);
 errors++;
 }
 }
-if(data39.transfer_gap !== undefined){
-let data44 = data39.transfer_gap;
-if((!((typeof data44 == "number") && (isFinite(data44)))) && (data44 !== null)){
-const err105 = {instancePath:instancePath+"/summary/transfer_gap",schemaPath:"#/properties/summary/properties/transfer_gap/type",keyword:"type",params:{type: schema11.properties.summary.properties.transfer_gap.type},message:"must be number,null",schema:schema11.properties.summary.properties.transfer_gap.type,parentSchema:schema11.properties.summary.properties.transfer_gap,data:data44};
+if(data39.composite !== undefined){
+let data45 = data39.composite;
+if((!((typeof data45 == "number") && (isFinite(data45)))) && (data45 !== null)){
+const err105 = {instancePath:instancePath+"/summary/composite",schemaPath:"#/properties/summary/properties/composite/type",keyword:"type",params:{type: schema11.properties.summary.properties.composite.type},message:"must be number,null",schema:schema11.properties.summary.properties.composite.type,parentSchema:schema11.properties.summary.properties.composite,data:data45};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -1324,10 +1327,10 @@ vErrors.push(err105);
 errors++;
 }
 }
-if(data39.composite !== undefined){
-let data45 = data39.composite;
-if((!((typeof data45 == "number") && (isFinite(data45)))) && (data45 !== null)){
-const err106 = {instancePath:instancePath+"/summary/composite",schemaPath:"#/properties/summary/properties/composite/type",keyword:"type",params:{type: schema11.properties.summary.properties.composite.type},message:"must be number,null",schema:schema11.properties.summary.properties.composite.type,parentSchema:schema11.properties.summary.properties.composite,data:data45};
+if(data39.prior_conformity_tolerant !== undefined){
+let data46 = data39.prior_conformity_tolerant;
+if((!((typeof data46 == "number") && (isFinite(data46)))) && (data46 !== null)){
+const err106 = {instancePath:instancePath+"/summary/prior_conformity_tolerant",schemaPath:"#/properties/summary/properties/prior_conformity_tolerant/type",keyword:"type",params:{type: schema11.properties.summary.properties.prior_conformity_tolerant.type},message:"must be number,null",schema:schema11.properties.summary.properties.prior_conformity_tolerant.type,parentSchema:schema11.properties.summary.properties.prior_conformity_tolerant,data:data46};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -1337,10 +1340,10 @@ vErrors.push(err106);
 errors++;
 }
 }
-if(data39.prior_conformity_tolerant !== undefined){
-let data46 = data39.prior_conformity_tolerant;
-if((!((typeof data46 == "number") && (isFinite(data46)))) && (data46 !== null)){
-const err107 = {instancePath:instancePath+"/summary/prior_conformity_tolerant",schemaPath:"#/properties/summary/properties/prior_conformity_tolerant/type",keyword:"type",params:{type: schema11.properties.summary.properties.prior_conformity_tolerant.type},message:"must be number,null",schema:schema11.properties.summary.properties.prior_conformity_tolerant.type,parentSchema:schema11.properties.summary.properties.prior_conformity_tolerant,data:data46};
+if(data39.composite_note !== undefined){
+let data47 = data39.composite_note;
+if(typeof data47 !== "string"){
+const err107 = {instancePath:instancePath+"/summary/composite_note",schemaPath:"#/properties/summary/properties/composite_note/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.summary.properties.composite_note.type,parentSchema:schema11.properties.summary.properties.composite_note,data:data47};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -1350,10 +1353,11 @@ vErrors.push(err107);
 errors++;
 }
 }
-if(data39.composite_note !== undefined){
-let data47 = data39.composite_note;
-if(typeof data47 !== "string"){
-const err108 = {instancePath:instancePath+"/summary/composite_note",schemaPath:"#/properties/summary/properties/composite_note/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.summary.properties.composite_note.type,parentSchema:schema11.properties.summary.properties.composite_note,data:data47};
+if(data39.normalized !== undefined){
+let data48 = data39.normalized;
+if(data48 && typeof data48 == "object" && !Array.isArray(data48)){
+if(data48.risk === undefined){
+const err108 = {instancePath:instancePath+"/summary/normalized",schemaPath:"#/properties/summary/properties/normalized/required",keyword:"required",params:{missingProperty: "risk"},message:"must have required property '"+"risk"+"'",schema:schema11.properties.summary.properties.normalized.required,parentSchema:schema11.properties.summary.properties.normalized,data:data48};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -1362,12 +1366,8 @@ vErrors.push(err108);
 }
 errors++;
 }
-}
-if(data39.normalized !== undefined){
-let data48 = data39.normalized;
-if(data48 && typeof data48 == "object" && !Array.isArray(data48)){
-if(data48.risk === undefined){
-const err109 = {instancePath:instancePath+"/summary/normalized",schemaPath:"#/properties/summary/properties/normalized/required",keyword:"required",params:{missingProperty: "risk"},message:"must have required property '"+"risk"+"'",schema:schema11.properties.summary.properties.normalized.required,parentSchema:schema11.properties.summary.properties.normalized,data:data48};
+if(data48.latent === undefined){
+const err109 = {instancePath:instancePath+"/summary/normalized",schemaPath:"#/properties/summary/properties/normalized/required",keyword:"required",params:{missingProperty: "latent"},message:"must have required property '"+"latent"+"'",schema:schema11.properties.summary.properties.normalized.required,parentSchema:schema11.properties.summary.properties.normalized,data:data48};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -1376,8 +1376,8 @@ vErrors.push(err109);
 }
 errors++;
 }
-if(data48.latent === undefined){
-const err110 = {instancePath:instancePath+"/summary/normalized",schemaPath:"#/properties/summary/properties/normalized/required",keyword:"required",params:{missingProperty: "latent"},message:"must have required property '"+"latent"+"'",schema:schema11.properties.summary.properties.normalized.required,parentSchema:schema11.properties.summary.properties.normalized,data:data48};
+if(data48.intervention === undefined){
+const err110 = {instancePath:instancePath+"/summary/normalized",schemaPath:"#/properties/summary/properties/normalized/required",keyword:"required",params:{missingProperty: "intervention"},message:"must have required property '"+"intervention"+"'",schema:schema11.properties.summary.properties.normalized.required,parentSchema:schema11.properties.summary.properties.normalized,data:data48};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -1386,8 +1386,8 @@ vErrors.push(err110);
 }
 errors++;
 }
-if(data48.intervention === undefined){
-const err111 = {instancePath:instancePath+"/summary/normalized",schemaPath:"#/properties/summary/properties/normalized/required",keyword:"required",params:{missingProperty: "intervention"},message:"must have required property '"+"intervention"+"'",schema:schema11.properties.summary.properties.normalized.required,parentSchema:schema11.properties.summary.properties.normalized,data:data48};
+if(data48.transfer === undefined){
+const err111 = {instancePath:instancePath+"/summary/normalized",schemaPath:"#/properties/summary/properties/normalized/required",keyword:"required",params:{missingProperty: "transfer"},message:"must have required property '"+"transfer"+"'",schema:schema11.properties.summary.properties.normalized.required,parentSchema:schema11.properties.summary.properties.normalized,data:data48};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -1396,8 +1396,8 @@ vErrors.push(err111);
 }
 errors++;
 }
-if(data48.transfer === undefined){
-const err112 = {instancePath:instancePath+"/summary/normalized",schemaPath:"#/properties/summary/properties/normalized/required",keyword:"required",params:{missingProperty: "transfer"},message:"must have required property '"+"transfer"+"'",schema:schema11.properties.summary.properties.normalized.required,parentSchema:schema11.properties.summary.properties.normalized,data:data48};
+if(data48.structure === undefined){
+const err112 = {instancePath:instancePath+"/summary/normalized",schemaPath:"#/properties/summary/properties/normalized/required",keyword:"required",params:{missingProperty: "structure"},message:"must have required property '"+"structure"+"'",schema:schema11.properties.summary.properties.normalized.required,parentSchema:schema11.properties.summary.properties.normalized,data:data48};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -1406,8 +1406,9 @@ vErrors.push(err112);
 }
 errors++;
 }
-if(data48.structure === undefined){
-const err113 = {instancePath:instancePath+"/summary/normalized",schemaPath:"#/properties/summary/properties/normalized/required",keyword:"required",params:{missingProperty: "structure"},message:"must have required property '"+"structure"+"'",schema:schema11.properties.summary.properties.normalized.required,parentSchema:schema11.properties.summary.properties.normalized,data:data48};
+for(const key6 in data48){
+if(!(((((key6 === "risk") || (key6 === "latent")) || (key6 === "intervention")) || (key6 === "transfer")) || (key6 === "structure"))){
+const err113 = {instancePath:instancePath+"/summary/normalized",schemaPath:"#/properties/summary/properties/normalized/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.summary.properties.normalized,data:data48};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -1416,9 +1417,11 @@ vErrors.push(err113);
 }
 errors++;
 }
-for(const key6 in data48){
-if(!(((((key6 === "risk") || (key6 === "latent")) || (key6 === "intervention")) || (key6 === "transfer")) || (key6 === "structure"))){
-const err114 = {instancePath:instancePath+"/summary/normalized",schemaPath:"#/properties/summary/properties/normalized/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.summary.properties.normalized,data:data48};
+}
+if(data48.risk !== undefined){
+let data49 = data48.risk;
+if((!((typeof data49 == "number") && (isFinite(data49)))) && (data49 !== null)){
+const err114 = {instancePath:instancePath+"/summary/normalized/risk",schemaPath:"#/properties/summary/properties/normalized/properties/risk/type",keyword:"type",params:{type: schema11.properties.summary.properties.normalized.properties.risk.type},message:"must be number,null",schema:schema11.properties.summary.properties.normalized.properties.risk.type,parentSchema:schema11.properties.summary.properties.normalized.properties.risk,data:data49};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -1427,11 +1430,9 @@ vErrors.push(err114);
 }
 errors++;
 }
-}
-if(data48.risk !== undefined){
-let data49 = data48.risk;
-if((!((typeof data49 == "number") && (isFinite(data49)))) && (data49 !== null)){
-const err115 = {instancePath:instancePath+"/summary/normalized/risk",schemaPath:"#/properties/summary/properties/normalized/properties/risk/type",keyword:"type",params:{type: schema11.properties.summary.properties.normalized.properties.risk.type},message:"must be number,null",schema:schema11.properties.summary.properties.normalized.properties.risk.type,parentSchema:schema11.properties.summary.properties.normalized.properties.risk,data:data49};
+if((typeof data49 == "number") && (isFinite(data49))){
+if(data49 > 1 || isNaN(data49)){
+const err115 = {instancePath:instancePath+"/summary/normalized/risk",schemaPath:"#/properties/summary/properties/normalized/properties/risk/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1",schema:1,parentSchema:schema11.properties.summary.properties.normalized.properties.risk,data:data49};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -1440,9 +1441,12 @@ vErrors.push(err115);
 }
 errors++;
 }
-if((typeof data49 == "number") && (isFinite(data49))){
-if(data49 > 1 || isNaN(data49)){
-const err116 = {instancePath:instancePath+"/summary/normalized/risk",schemaPath:"#/properties/summary/properties/normalized/properties/risk/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1",schema:1,parentSchema:schema11.properties.summary.properties.normalized.properties.risk,data:data49};
+}
+}
+if(data48.latent !== undefined){
+let data50 = data48.latent;
+if((!((typeof data50 == "number") && (isFinite(data50)))) && (data50 !== null)){
+const err116 = {instancePath:instancePath+"/summary/normalized/latent",schemaPath:"#/properties/summary/properties/normalized/properties/latent/type",keyword:"type",params:{type: schema11.properties.summary.properties.normalized.properties.latent.type},message:"must be number,null",schema:schema11.properties.summary.properties.normalized.properties.latent.type,parentSchema:schema11.properties.summary.properties.normalized.properties.latent,data:data50};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -1451,8 +1455,9 @@ vErrors.push(err116);
 }
 errors++;
 }
-if(data49 < 0 || isNaN(data49)){
-const err117 = {instancePath:instancePath+"/summary/normalized/risk",schemaPath:"#/properties/summary/properties/normalized/properties/risk/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.summary.properties.normalized.properties.risk,data:data49};
+if((typeof data50 == "number") && (isFinite(data50))){
+if(data50 > 1 || isNaN(data50)){
+const err117 = {instancePath:instancePath+"/summary/normalized/latent",schemaPath:"#/properties/summary/properties/normalized/properties/latent/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1",schema:1,parentSchema:schema11.properties.summary.properties.normalized.properties.latent,data:data50};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -1463,10 +1468,10 @@ errors++;
 }
 }
 }
-if(data48.latent !== undefined){
-let data50 = data48.latent;
-if((!((typeof data50 == "number") && (isFinite(data50)))) && (data50 !== null)){
-const err118 = {instancePath:instancePath+"/summary/normalized/latent",schemaPath:"#/properties/summary/properties/normalized/properties/latent/type",keyword:"type",params:{type: schema11.properties.summary.properties.normalized.properties.latent.type},message:"must be number,null",schema:schema11.properties.summary.properties.normalized.properties.latent.type,parentSchema:schema11.properties.summary.properties.normalized.properties.latent,data:data50};
+if(data48.intervention !== undefined){
+let data51 = data48.intervention;
+if((!((typeof data51 == "number") && (isFinite(data51)))) && (data51 !== null)){
+const err118 = {instancePath:instancePath+"/summary/normalized/intervention",schemaPath:"#/properties/summary/properties/normalized/properties/intervention/type",keyword:"type",params:{type: schema11.properties.summary.properties.normalized.properties.intervention.type},message:"must be number,null",schema:schema11.properties.summary.properties.normalized.properties.intervention.type,parentSchema:schema11.properties.summary.properties.normalized.properties.intervention,data:data51};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -1475,9 +1480,9 @@ vErrors.push(err118);
 }
 errors++;
 }
-if((typeof data50 == "number") && (isFinite(data50))){
-if(data50 > 1 || isNaN(data50)){
-const err119 = {instancePath:instancePath+"/summary/normalized/latent",schemaPath:"#/properties/summary/properties/normalized/properties/latent/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1",schema:1,parentSchema:schema11.properties.summary.properties.normalized.properties.latent,data:data50};
+if((typeof data51 == "number") && (isFinite(data51))){
+if(data51 > 1 || isNaN(data51)){
+const err119 = {instancePath:instancePath+"/summary/normalized/intervention",schemaPath:"#/properties/summary/properties/normalized/properties/intervention/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1",schema:1,parentSchema:schema11.properties.summary.properties.normalized.properties.intervention,data:data51};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -1486,8 +1491,12 @@ vErrors.push(err119);
 }
 errors++;
 }
-if(data50 < 0 || isNaN(data50)){
-const err120 = {instancePath:instancePath+"/summary/normalized/latent",schemaPath:"#/properties/summary/properties/normalized/properties/latent/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.summary.properties.normalized.properties.latent,data:data50};
+}
+}
+if(data48.transfer !== undefined){
+let data52 = data48.transfer;
+if((!((typeof data52 == "number") && (isFinite(data52)))) && (data52 !== null)){
+const err120 = {instancePath:instancePath+"/summary/normalized/transfer",schemaPath:"#/properties/summary/properties/normalized/properties/transfer/type",keyword:"type",params:{type: schema11.properties.summary.properties.normalized.properties.transfer.type},message:"must be number,null",schema:schema11.properties.summary.properties.normalized.properties.transfer.type,parentSchema:schema11.properties.summary.properties.normalized.properties.transfer,data:data52};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -1496,12 +1505,9 @@ vErrors.push(err120);
 }
 errors++;
 }
-}
-}
-if(data48.intervention !== undefined){
-let data51 = data48.intervention;
-if((!((typeof data51 == "number") && (isFinite(data51)))) && (data51 !== null)){
-const err121 = {instancePath:instancePath+"/summary/normalized/intervention",schemaPath:"#/properties/summary/properties/normalized/properties/intervention/type",keyword:"type",params:{type: schema11.properties.summary.properties.normalized.properties.intervention.type},message:"must be number,null",schema:schema11.properties.summary.properties.normalized.properties.intervention.type,parentSchema:schema11.properties.summary.properties.normalized.properties.intervention,data:data51};
+if((typeof data52 == "number") && (isFinite(data52))){
+if(data52 > 1 || isNaN(data52)){
+const err121 = {instancePath:instancePath+"/summary/normalized/transfer",schemaPath:"#/properties/summary/properties/normalized/properties/transfer/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1",schema:1,parentSchema:schema11.properties.summary.properties.normalized.properties.transfer,data:data52};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -1510,9 +1516,12 @@ vErrors.push(err121);
 }
 errors++;
 }
-if((typeof data51 == "number") && (isFinite(data51))){
-if(data51 > 1 || isNaN(data51)){
-const err122 = {instancePath:instancePath+"/summary/normalized/intervention",schemaPath:"#/properties/summary/properties/normalized/properties/intervention/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1",schema:1,parentSchema:schema11.properties.summary.properties.normalized.properties.intervention,data:data51};
+}
+}
+if(data48.structure !== undefined){
+let data53 = data48.structure;
+if((!((typeof data53 == "number") && (isFinite(data53)))) && (data53 !== null)){
+const err122 = {instancePath:instancePath+"/summary/normalized/structure",schemaPath:"#/properties/summary/properties/normalized/properties/structure/type",keyword:"type",params:{type: schema11.properties.summary.properties.normalized.properties.structure.type},message:"must be number,null",schema:schema11.properties.summary.properties.normalized.properties.structure.type,parentSchema:schema11.properties.summary.properties.normalized.properties.structure,data:data53};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -1521,8 +1530,9 @@ vErrors.push(err122);
 }
 errors++;
 }
-if(data51 < 0 || isNaN(data51)){
-const err123 = {instancePath:instancePath+"/summary/normalized/intervention",schemaPath:"#/properties/summary/properties/normalized/properties/intervention/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.summary.properties.normalized.properties.intervention,data:data51};
+if((typeof data53 == "number") && (isFinite(data53))){
+if(data53 > 1 || isNaN(data53)){
+const err123 = {instancePath:instancePath+"/summary/normalized/structure",schemaPath:"#/properties/summary/properties/normalized/properties/structure/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1",schema:1,parentSchema:schema11.properties.summary.properties.normalized.properties.structure,data:data53};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -1533,10 +1543,9 @@ errors++;
 }
 }
 }
-if(data48.transfer !== undefined){
-let data52 = data48.transfer;
-if((!((typeof data52 == "number") && (isFinite(data52)))) && (data52 !== null)){
-const err124 = {instancePath:instancePath+"/summary/normalized/transfer",schemaPath:"#/properties/summary/properties/normalized/properties/transfer/type",keyword:"type",params:{type: schema11.properties.summary.properties.normalized.properties.transfer.type},message:"must be number,null",schema:schema11.properties.summary.properties.normalized.properties.transfer.type,parentSchema:schema11.properties.summary.properties.normalized.properties.transfer,data:data52};
+}
+else {
+const err124 = {instancePath:instancePath+"/summary/normalized",schemaPath:"#/properties/summary/properties/normalized/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.summary.properties.normalized.type,parentSchema:schema11.properties.summary.properties.normalized,data:data48};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -1545,9 +1554,11 @@ vErrors.push(err124);
 }
 errors++;
 }
-if((typeof data52 == "number") && (isFinite(data52))){
-if(data52 > 1 || isNaN(data52)){
-const err125 = {instancePath:instancePath+"/summary/normalized/transfer",schemaPath:"#/properties/summary/properties/normalized/properties/transfer/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1",schema:1,parentSchema:schema11.properties.summary.properties.normalized.properties.transfer,data:data52};
+}
+if(data39.overall !== undefined){
+let data54 = data39.overall;
+if((!((typeof data54 == "number") && (isFinite(data54)))) && (data54 !== null)){
+const err125 = {instancePath:instancePath+"/summary/overall",schemaPath:"#/properties/summary/properties/overall/type",keyword:"type",params:{type: schema11.properties.summary.properties.overall.type},message:"must be number,null",schema:schema11.properties.summary.properties.overall.type,parentSchema:schema11.properties.summary.properties.overall,data:data54};
 if(vErrors === null){
 vErrors = [err125];
 }
@@ -1556,8 +1567,9 @@ vErrors.push(err125);
 }
 errors++;
 }
-if(data52 < 0 || isNaN(data52)){
-const err126 = {instancePath:instancePath+"/summary/normalized/transfer",schemaPath:"#/properties/summary/properties/normalized/properties/transfer/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.summary.properties.normalized.properties.transfer,data:data52};
+if((typeof data54 == "number") && (isFinite(data54))){
+if(data54 > 1 || isNaN(data54)){
+const err126 = {instancePath:instancePath+"/summary/overall",schemaPath:"#/properties/summary/properties/overall/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1",schema:1,parentSchema:schema11.properties.summary.properties.overall,data:data54};
 if(vErrors === null){
 vErrors = [err126];
 }
@@ -1568,10 +1580,10 @@ errors++;
 }
 }
 }
-if(data48.structure !== undefined){
-let data53 = data48.structure;
-if((!((typeof data53 == "number") && (isFinite(data53)))) && (data53 !== null)){
-const err127 = {instancePath:instancePath+"/summary/normalized/structure",schemaPath:"#/properties/summary/properties/normalized/properties/structure/type",keyword:"type",params:{type: schema11.properties.summary.properties.normalized.properties.structure.type},message:"must be number,null",schema:schema11.properties.summary.properties.normalized.properties.structure.type,parentSchema:schema11.properties.summary.properties.normalized.properties.structure,data:data53};
+if(data39.overall_note !== undefined){
+let data55 = data39.overall_note;
+if(typeof data55 !== "string"){
+const err127 = {instancePath:instancePath+"/summary/overall_note",schemaPath:"#/properties/summary/properties/overall_note/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.summary.properties.overall_note.type,parentSchema:schema11.properties.summary.properties.overall_note,data:data55};
 if(vErrors === null){
 vErrors = [err127];
 }
@@ -1580,9 +1592,10 @@ vErrors.push(err127);
 }
 errors++;
 }
-if((typeof data53 == "number") && (isFinite(data53))){
-if(data53 > 1 || isNaN(data53)){
-const err128 = {instancePath:instancePath+"/summary/normalized/structure",schemaPath:"#/properties/summary/properties/normalized/properties/structure/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1",schema:1,parentSchema:schema11.properties.summary.properties.normalized.properties.structure,data:data53};
+}
+}
+else {
+const err128 = {instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.summary.type,parentSchema:schema11.properties.summary,data:data39};
 if(vErrors === null){
 vErrors = [err128];
 }
@@ -1591,8 +1604,12 @@ vErrors.push(err128);
 }
 errors++;
 }
-if(data53 < 0 || isNaN(data53)){
-const err129 = {instancePath:instancePath+"/summary/normalized/structure",schemaPath:"#/properties/summary/properties/normalized/properties/structure/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.summary.properties.normalized.properties.structure,data:data53};
+}
+if(data.withheld !== undefined){
+let data56 = data.withheld;
+if(data56 && typeof data56 == "object" && !Array.isArray(data56)){
+if(data56.note === undefined){
+const err129 = {instancePath:instancePath+"/withheld",schemaPath:"#/properties/withheld/required",keyword:"required",params:{missingProperty: "note"},message:"must have required property '"+"note"+"'",schema:schema11.properties.withheld.required,parentSchema:schema11.properties.withheld,data:data56};
 if(vErrors === null){
 vErrors = [err129];
 }
@@ -1601,11 +1618,8 @@ vErrors.push(err129);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err130 = {instancePath:instancePath+"/summary/normalized",schemaPath:"#/properties/summary/properties/normalized/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.summary.properties.normalized.type,parentSchema:schema11.properties.summary.properties.normalized,data:data48};
+if(data56.metrics === undefined){
+const err130 = {instancePath:instancePath+"/withheld",schemaPath:"#/properties/withheld/required",keyword:"required",params:{missingProperty: "metrics"},message:"must have required property '"+"metrics"+"'",schema:schema11.properties.withheld.required,parentSchema:schema11.properties.withheld,data:data56};
 if(vErrors === null){
 vErrors = [err130];
 }
@@ -1614,11 +1628,9 @@ vErrors.push(err130);
 }
 errors++;
 }
-}
-if(data39.overall !== undefined){
-let data54 = data39.overall;
-if((!((typeof data54 == "number") && (isFinite(data54)))) && (data54 !== null)){
-const err131 = {instancePath:instancePath+"/summary/overall",schemaPath:"#/properties/summary/properties/overall/type",keyword:"type",params:{type: schema11.properties.summary.properties.overall.type},message:"must be number,null",schema:schema11.properties.summary.properties.overall.type,parentSchema:schema11.properties.summary.properties.overall,data:data54};
+for(const key7 in data56){
+if(!((key7 === "note") || (key7 === "metrics"))){
+const err131 = {instancePath:instancePath+"/withheld",schemaPath:"#/properties/withheld/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.withheld,data:data56};
 if(vErrors === null){
 vErrors = [err131];
 }
@@ -1627,98 +1639,16 @@ vErrors.push(err131);
 }
 errors++;
 }
-if((typeof data54 == "number") && (isFinite(data54))){
-if(data54 > 1 || isNaN(data54)){
-const err132 = {instancePath:instancePath+"/summary/overall",schemaPath:"#/properties/summary/properties/overall/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1",schema:1,parentSchema:schema11.properties.summary.properties.overall,data:data54};
+}
+if(data56.note !== undefined){
+let data57 = data56.note;
+if(typeof data57 !== "string"){
+const err132 = {instancePath:instancePath+"/withheld/note",schemaPath:"#/properties/withheld/properties/note/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.withheld.properties.note.type,parentSchema:schema11.properties.withheld.properties.note,data:data57};
 if(vErrors === null){
 vErrors = [err132];
 }
 else {
 vErrors.push(err132);
-}
-errors++;
-}
-if(data54 < 0 || isNaN(data54)){
-const err133 = {instancePath:instancePath+"/summary/overall",schemaPath:"#/properties/summary/properties/overall/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.summary.properties.overall,data:data54};
-if(vErrors === null){
-vErrors = [err133];
-}
-else {
-vErrors.push(err133);
-}
-errors++;
-}
-}
-}
-if(data39.overall_note !== undefined){
-let data55 = data39.overall_note;
-if(typeof data55 !== "string"){
-const err134 = {instancePath:instancePath+"/summary/overall_note",schemaPath:"#/properties/summary/properties/overall_note/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.summary.properties.overall_note.type,parentSchema:schema11.properties.summary.properties.overall_note,data:data55};
-if(vErrors === null){
-vErrors = [err134];
-}
-else {
-vErrors.push(err134);
-}
-errors++;
-}
-}
-}
-else {
-const err135 = {instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.summary.type,parentSchema:schema11.properties.summary,data:data39};
-if(vErrors === null){
-vErrors = [err135];
-}
-else {
-vErrors.push(err135);
-}
-errors++;
-}
-}
-if(data.withheld !== undefined){
-let data56 = data.withheld;
-if(data56 && typeof data56 == "object" && !Array.isArray(data56)){
-if(data56.note === undefined){
-const err136 = {instancePath:instancePath+"/withheld",schemaPath:"#/properties/withheld/required",keyword:"required",params:{missingProperty: "note"},message:"must have required property '"+"note"+"'",schema:schema11.properties.withheld.required,parentSchema:schema11.properties.withheld,data:data56};
-if(vErrors === null){
-vErrors = [err136];
-}
-else {
-vErrors.push(err136);
-}
-errors++;
-}
-if(data56.metrics === undefined){
-const err137 = {instancePath:instancePath+"/withheld",schemaPath:"#/properties/withheld/required",keyword:"required",params:{missingProperty: "metrics"},message:"must have required property '"+"metrics"+"'",schema:schema11.properties.withheld.required,parentSchema:schema11.properties.withheld,data:data56};
-if(vErrors === null){
-vErrors = [err137];
-}
-else {
-vErrors.push(err137);
-}
-errors++;
-}
-for(const key7 in data56){
-if(!((key7 === "note") || (key7 === "metrics"))){
-const err138 = {instancePath:instancePath+"/withheld",schemaPath:"#/properties/withheld/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.withheld,data:data56};
-if(vErrors === null){
-vErrors = [err138];
-}
-else {
-vErrors.push(err138);
-}
-errors++;
-}
-}
-if(data56.note !== undefined){
-let data57 = data56.note;
-if(typeof data57 !== "string"){
-const err139 = {instancePath:instancePath+"/withheld/note",schemaPath:"#/properties/withheld/properties/note/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.withheld.properties.note.type,parentSchema:schema11.properties.withheld.properties.note,data:data57};
-if(vErrors === null){
-vErrors = [err139];
-}
-else {
-vErrors.push(err139);
 }
 errors++;
 }
@@ -1730,36 +1660,36 @@ const len0 = data58.length;
 for(let i0=0; i0<len0; i0++){
 let data59 = data58[i0];
 if(typeof data59 !== "string"){
-const err140 = {instancePath:instancePath+"/withheld/metrics/" + i0,schemaPath:"#/properties/withheld/properties/metrics/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.withheld.properties.metrics.items.type,parentSchema:schema11.properties.withheld.properties.metrics.items,data:data59};
+const err133 = {instancePath:instancePath+"/withheld/metrics/" + i0,schemaPath:"#/properties/withheld/properties/metrics/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.withheld.properties.metrics.items.type,parentSchema:schema11.properties.withheld.properties.metrics.items,data:data59};
 if(vErrors === null){
-vErrors = [err140];
+vErrors = [err133];
 }
 else {
-vErrors.push(err140);
+vErrors.push(err133);
 }
 errors++;
 }
 }
 }
 else {
-const err141 = {instancePath:instancePath+"/withheld/metrics",schemaPath:"#/properties/withheld/properties/metrics/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.withheld.properties.metrics.type,parentSchema:schema11.properties.withheld.properties.metrics,data:data58};
+const err134 = {instancePath:instancePath+"/withheld/metrics",schemaPath:"#/properties/withheld/properties/metrics/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.withheld.properties.metrics.type,parentSchema:schema11.properties.withheld.properties.metrics,data:data58};
 if(vErrors === null){
-vErrors = [err141];
+vErrors = [err134];
 }
 else {
-vErrors.push(err141);
+vErrors.push(err134);
 }
 errors++;
 }
 }
 }
 else {
-const err142 = {instancePath:instancePath+"/withheld",schemaPath:"#/properties/withheld/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.withheld.type,parentSchema:schema11.properties.withheld,data:data56};
+const err135 = {instancePath:instancePath+"/withheld",schemaPath:"#/properties/withheld/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.withheld.type,parentSchema:schema11.properties.withheld,data:data56};
 if(vErrors === null){
-vErrors = [err142];
+vErrors = [err135];
 }
 else {
-vErrors.push(err142);
+vErrors.push(err135);
 }
 errors++;
 }
@@ -1774,34 +1704,34 @@ for(const key9 in data61){
 let data62 = data61[key9];
 if(data62 && typeof data62 == "object" && !Array.isArray(data62)){
 if(data62.higher_is_better === undefined){
-const err143 = {instancePath:instancePath+"/metric_info/" + key8.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + key9.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/metric_info/additionalProperties/additionalProperties/required",keyword:"required",params:{missingProperty: "higher_is_better"},message:"must have required property '"+"higher_is_better"+"'",schema:schema11.properties.metric_info.additionalProperties.additionalProperties.required,parentSchema:schema11.properties.metric_info.additionalProperties.additionalProperties,data:data62};
+const err136 = {instancePath:instancePath+"/metric_info/" + key8.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + key9.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/metric_info/additionalProperties/additionalProperties/required",keyword:"required",params:{missingProperty: "higher_is_better"},message:"must have required property '"+"higher_is_better"+"'",schema:schema11.properties.metric_info.additionalProperties.additionalProperties.required,parentSchema:schema11.properties.metric_info.additionalProperties.additionalProperties,data:data62};
 if(vErrors === null){
-vErrors = [err143];
+vErrors = [err136];
 }
 else {
-vErrors.push(err143);
+vErrors.push(err136);
 }
 errors++;
 }
 if(data62.random_baseline === undefined){
-const err144 = {instancePath:instancePath+"/metric_info/" + key8.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + key9.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/metric_info/additionalProperties/additionalProperties/required",keyword:"required",params:{missingProperty: "random_baseline"},message:"must have required property '"+"random_baseline"+"'",schema:schema11.properties.metric_info.additionalProperties.additionalProperties.required,parentSchema:schema11.properties.metric_info.additionalProperties.additionalProperties,data:data62};
+const err137 = {instancePath:instancePath+"/metric_info/" + key8.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + key9.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/metric_info/additionalProperties/additionalProperties/required",keyword:"required",params:{missingProperty: "random_baseline"},message:"must have required property '"+"random_baseline"+"'",schema:schema11.properties.metric_info.additionalProperties.additionalProperties.required,parentSchema:schema11.properties.metric_info.additionalProperties.additionalProperties,data:data62};
 if(vErrors === null){
-vErrors = [err144];
+vErrors = [err137];
 }
 else {
-vErrors.push(err144);
+vErrors.push(err137);
 }
 errors++;
 }
 if(data62.higher_is_better !== undefined){
 let data63 = data62.higher_is_better;
 if((typeof data63 !== "boolean") && (data63 !== null)){
-const err145 = {instancePath:instancePath+"/metric_info/" + key8.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + key9.replace(/~/g, "~0").replace(/\//g, "~1")+"/higher_is_better",schemaPath:"#/properties/metric_info/additionalProperties/additionalProperties/properties/higher_is_better/type",keyword:"type",params:{type: schema11.properties.metric_info.additionalProperties.additionalProperties.properties.higher_is_better.type},message:"must be boolean,null",schema:schema11.properties.metric_info.additionalProperties.additionalProperties.properties.higher_is_better.type,parentSchema:schema11.properties.metric_info.additionalProperties.additionalProperties.properties.higher_is_better,data:data63};
+const err138 = {instancePath:instancePath+"/metric_info/" + key8.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + key9.replace(/~/g, "~0").replace(/\//g, "~1")+"/higher_is_better",schemaPath:"#/properties/metric_info/additionalProperties/additionalProperties/properties/higher_is_better/type",keyword:"type",params:{type: schema11.properties.metric_info.additionalProperties.additionalProperties.properties.higher_is_better.type},message:"must be boolean,null",schema:schema11.properties.metric_info.additionalProperties.additionalProperties.properties.higher_is_better.type,parentSchema:schema11.properties.metric_info.additionalProperties.additionalProperties.properties.higher_is_better,data:data63};
 if(vErrors === null){
-vErrors = [err145];
+vErrors = [err138];
 }
 else {
-vErrors.push(err145);
+vErrors.push(err138);
 }
 errors++;
 }
@@ -1809,12 +1739,12 @@ errors++;
 if(data62.random_baseline !== undefined){
 let data64 = data62.random_baseline;
 if((!((typeof data64 == "number") && (isFinite(data64)))) && (data64 !== null)){
-const err146 = {instancePath:instancePath+"/metric_info/" + key8.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + key9.replace(/~/g, "~0").replace(/\//g, "~1")+"/random_baseline",schemaPath:"#/properties/metric_info/additionalProperties/additionalProperties/properties/random_baseline/type",keyword:"type",params:{type: schema11.properties.metric_info.additionalProperties.additionalProperties.properties.random_baseline.type},message:"must be number,null",schema:schema11.properties.metric_info.additionalProperties.additionalProperties.properties.random_baseline.type,parentSchema:schema11.properties.metric_info.additionalProperties.additionalProperties.properties.random_baseline,data:data64};
+const err139 = {instancePath:instancePath+"/metric_info/" + key8.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + key9.replace(/~/g, "~0").replace(/\//g, "~1")+"/random_baseline",schemaPath:"#/properties/metric_info/additionalProperties/additionalProperties/properties/random_baseline/type",keyword:"type",params:{type: schema11.properties.metric_info.additionalProperties.additionalProperties.properties.random_baseline.type},message:"must be number,null",schema:schema11.properties.metric_info.additionalProperties.additionalProperties.properties.random_baseline.type,parentSchema:schema11.properties.metric_info.additionalProperties.additionalProperties.properties.random_baseline,data:data64};
 if(vErrors === null){
-vErrors = [err146];
+vErrors = [err139];
 }
 else {
-vErrors.push(err146);
+vErrors.push(err139);
 }
 errors++;
 }
@@ -1822,48 +1752,48 @@ errors++;
 if(data62.best !== undefined){
 let data65 = data62.best;
 if((!((typeof data65 == "number") && (isFinite(data65)))) && (data65 !== null)){
-const err147 = {instancePath:instancePath+"/metric_info/" + key8.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + key9.replace(/~/g, "~0").replace(/\//g, "~1")+"/best",schemaPath:"#/properties/metric_info/additionalProperties/additionalProperties/properties/best/type",keyword:"type",params:{type: schema11.properties.metric_info.additionalProperties.additionalProperties.properties.best.type},message:"must be number,null",schema:schema11.properties.metric_info.additionalProperties.additionalProperties.properties.best.type,parentSchema:schema11.properties.metric_info.additionalProperties.additionalProperties.properties.best,data:data65};
+const err140 = {instancePath:instancePath+"/metric_info/" + key8.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + key9.replace(/~/g, "~0").replace(/\//g, "~1")+"/best",schemaPath:"#/properties/metric_info/additionalProperties/additionalProperties/properties/best/type",keyword:"type",params:{type: schema11.properties.metric_info.additionalProperties.additionalProperties.properties.best.type},message:"must be number,null",schema:schema11.properties.metric_info.additionalProperties.additionalProperties.properties.best.type,parentSchema:schema11.properties.metric_info.additionalProperties.additionalProperties.properties.best,data:data65};
 if(vErrors === null){
-vErrors = [err147];
+vErrors = [err140];
 }
 else {
-vErrors.push(err147);
+vErrors.push(err140);
 }
 errors++;
 }
 }
 }
 else {
-const err148 = {instancePath:instancePath+"/metric_info/" + key8.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + key9.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/metric_info/additionalProperties/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metric_info.additionalProperties.additionalProperties.type,parentSchema:schema11.properties.metric_info.additionalProperties.additionalProperties,data:data62};
+const err141 = {instancePath:instancePath+"/metric_info/" + key8.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + key9.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/metric_info/additionalProperties/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metric_info.additionalProperties.additionalProperties.type,parentSchema:schema11.properties.metric_info.additionalProperties.additionalProperties,data:data62};
 if(vErrors === null){
-vErrors = [err148];
+vErrors = [err141];
 }
 else {
-vErrors.push(err148);
+vErrors.push(err141);
 }
 errors++;
 }
 }
 }
 else {
-const err149 = {instancePath:instancePath+"/metric_info/" + key8.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/metric_info/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metric_info.additionalProperties.type,parentSchema:schema11.properties.metric_info.additionalProperties,data:data61};
+const err142 = {instancePath:instancePath+"/metric_info/" + key8.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/metric_info/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metric_info.additionalProperties.type,parentSchema:schema11.properties.metric_info.additionalProperties,data:data61};
 if(vErrors === null){
-vErrors = [err149];
+vErrors = [err142];
 }
 else {
-vErrors.push(err149);
+vErrors.push(err142);
 }
 errors++;
 }
 }
 }
 else {
-const err150 = {instancePath:instancePath+"/metric_info",schemaPath:"#/properties/metric_info/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metric_info.type,parentSchema:schema11.properties.metric_info,data:data60};
+const err143 = {instancePath:instancePath+"/metric_info",schemaPath:"#/properties/metric_info/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metric_info.type,parentSchema:schema11.properties.metric_info,data:data60};
 if(vErrors === null){
-vErrors = [err150];
+vErrors = [err143];
 }
 else {
-vErrors.push(err150);
+vErrors.push(err143);
 }
 errors++;
 }
@@ -1875,47 +1805,47 @@ for(const key10 in data66){
 let data67 = data66[key10];
 if((typeof data67 == "number") && (isFinite(data67))){
 if(data67 < 0 || isNaN(data67)){
-const err151 = {instancePath:instancePath+"/timings/" + key10.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/timings/additionalProperties/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.timings.additionalProperties,data:data67};
+const err144 = {instancePath:instancePath+"/timings/" + key10.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/timings/additionalProperties/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.timings.additionalProperties,data:data67};
 if(vErrors === null){
-vErrors = [err151];
+vErrors = [err144];
 }
 else {
-vErrors.push(err151);
+vErrors.push(err144);
 }
 errors++;
 }
 }
 else {
-const err152 = {instancePath:instancePath+"/timings/" + key10.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/timings/additionalProperties/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.timings.additionalProperties.type,parentSchema:schema11.properties.timings.additionalProperties,data:data67};
+const err145 = {instancePath:instancePath+"/timings/" + key10.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/timings/additionalProperties/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.timings.additionalProperties.type,parentSchema:schema11.properties.timings.additionalProperties,data:data67};
 if(vErrors === null){
-vErrors = [err152];
+vErrors = [err145];
 }
 else {
-vErrors.push(err152);
-}
-errors++;
-}
-}
-}
-else {
-const err153 = {instancePath:instancePath+"/timings",schemaPath:"#/properties/timings/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.timings.type,parentSchema:schema11.properties.timings,data:data66};
-if(vErrors === null){
-vErrors = [err153];
-}
-else {
-vErrors.push(err153);
+vErrors.push(err145);
 }
 errors++;
 }
 }
 }
 else {
-const err154 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.type,parentSchema:schema11,data};
+const err146 = {instancePath:instancePath+"/timings",schemaPath:"#/properties/timings/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.timings.type,parentSchema:schema11.properties.timings,data:data66};
 if(vErrors === null){
-vErrors = [err154];
+vErrors = [err146];
 }
 else {
-vErrors.push(err154);
+vErrors.push(err146);
+}
+errors++;
+}
+}
+}
+else {
+const err147 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.type,parentSchema:schema11,data};
+if(vErrors === null){
+vErrors = [err147];
+}
+else {
+vErrors.push(err147);
 }
 errors++;
 }

@@ -47,3 +47,11 @@ test_that("the state and intervention names are the published schema's, in its o
     names(schema$properties$intervention_conformity$properties$interventions$properties),
     icg_interventions())
 })
+
+test_that("Spearman's rho ranks ties at their average and is 0 for a constant prediction", {
+  expect_equal(icg_rank_correlation(c(0.1, 0.2, 0.2, 0.4), c(0.3, 0.3, 0.3, 0.9)),
+               3 / sqrt(13.5))
+  expect_equal(icg_rank_correlation(c(0.1, 0.2, 0.3), c(0.5, 0.5, 0.5)), 0)
+  expect_true(is.na(icg_rank_correlation(c(1, 1, 1), c(0.1, 0.2, 0.3))))
+  expect_equal(icg_rank_correlation(c(1, 2, 3, 4), c(4, 3, 2, 1)), -1)
+})

@@ -229,7 +229,20 @@ def _shrunk(alpha: float) -> Extra:
     return combine
 
 
+def _face_value(made: Mapping[str, Any], inputs: Any) -> Any:
+    """The decoder with the documented loadings taken at face value (no spread, no cross
+    loadings), and the prior's equation on it."""
+    from dataclasses import replace
+
+    from icgbench.generator.measurement import documented_loadings, family_mean
+    from icgbench.model_free.answers import _from_states, decoded_states
+
+    model = replace(family_mean(inputs.variant), loadings=documented_loadings())
+    return _from_states(inputs, {s: decoded_states(inputs, s, model=model) for s in inputs.ids})
+
+
 EXTRA: dict[str, Extra] = {
+    "the decoder with the documented loadings at face value": _face_value,
     "weighted ranks: 2 mutation_count + decoder_train_prior + dose_assays":
         _weighted_ranks({"mutation_count": 2.0, "decoder_train_prior": 1.0,
                          "dose_assays": 1.0}),

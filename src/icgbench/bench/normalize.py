@@ -4,9 +4,9 @@ Every score report carries each normalized metric's score, floor and ceiling on 
 (:mod:`icgbench.tasks.normalized`), and a sweep's ``per_seed.csv`` keeps them as columns
 ``<task>.<metric>``, ``<task>.<metric>__floor`` and ``<task>.<metric>__ceiling``. This
 module normalizes the mean over a model's cohorts (a variant's seeds, or every cohort of
-the sweep), as the board does: ``clip(sum(s - f) / sum(c - f), 0, 1)`` per metric, the
-metrics of a category averaged, ``overall`` over the five categories with a category not
-attempted counting 0.
+the sweep), as the board does: ``min(sum(s - f) / sum(c - f), 1)`` per metric within each
+variant, negative below the floor, the variants averaged, the metrics of a category
+averaged, ``overall`` over the five categories with a category not attempted counting 0.
 
 Difficulty tier of a (variant, category), from the best competitor's normalized score (not
 the oracle or the ceiling, which read the truth, and not random): calibration >= 0.75 >

@@ -84,8 +84,8 @@ def prepare_cohort(cohort: str, seed: int | None, tier: str, root: Path | None,
 
 
 def _loaded(cohort: str, seed: int | None, tier: str, root: Path | None) -> CohortData:
-    """The cohort's public tables, loaded (hash-checked) once per process for the cohort
-    a sweep's worker runs many models on in a row: each model gets its own copies."""
+    """The cohort's public tables, loaded (hash-checked) once per process for the cohorts
+    a sweep's worker runs many models on: each model gets its own copies."""
     from dataclasses import fields, replace
 
     import pandas as pd
@@ -97,7 +97,11 @@ def _loaded(cohort: str, seed: int | None, tier: str, root: Path | None) -> Coho
                             if isinstance(getattr(data, f.name), pd.DataFrame)})
 
 
-@functools.lru_cache(maxsize=2)
+#: Cohorts a process keeps loaded: a scheduler hands a worker cells of many cohorts in turn.
+LOADED_COHORTS = 16
+
+
+@functools.lru_cache(maxsize=LOADED_COHORTS)
 def _cached(cohort: str, seed: int | None, tier: str, root: Path | None,
             descriptor: tuple[str, int, int]) -> CohortData:
     """Loaded once per release descriptor (its path, modification time and size)."""

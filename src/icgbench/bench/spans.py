@@ -3,10 +3,12 @@
 For every variant, category and normalized metric of a board, two ratios of the span (the
 mean over the variant's cohorts of ceiling minus floor, turned so that larger is better):
 
-- **per cohort**: the span over the largest standard error of the metric on one cohort,
-  measured by a bootstrap of each fitted reference's submission on a sample of the variant's
-  cohorts (its held-out subjects resampled; a graph, which no subject enters, over its node
-  pairs: :mod:`.resampling`). At least 4: one cohort tells the floor from the ceiling.
+- **per cohort**: the span over the standard error of the metric on one cohort, measured by
+  a bootstrap of each fitted reference's submission on a sample of the variant's cohorts
+  (its held-out subjects resampled; a graph, which no subject enters, over its node pairs:
+  :mod:`.resampling`): the median over the references of each one's mean error over the
+  sampled cohorts (the largest is reported beside it). At least 4: one cohort tells the
+  floor from the ceiling.
 - **pooled**: the span over the largest standard error of the variant's pooled mean, the
   spread over cohorts of a reference's gain over the floor divided by the square root of the
   cohorts. At least 10: the board's mean over the variant is read to a tenth of the span.
@@ -45,6 +47,7 @@ class Span:
     cohorts: int
     span: float
     se_cohort: float
+    se_cohort_largest: float
     se_cohort_model: str
     se_pooled: float
     se_pooled_model: str
@@ -102,13 +105,17 @@ def measure(entries: list[LeaderboardEntry], folder: Path, root: Path | None = N
                 if len(gains) > 1:
                     pooled.append((statistics.stdev(gains) / math.sqrt(len(gains)),
                                    model[0]))
-            cohort = errors.get(part, [])
-            if not pooled or not cohort:
+            by_model: dict[str, list[float]] = {}
+            for se, model in errors.get(part, []):
+                by_model.setdefault(model, []).append(se)
+            if not pooled or not by_model:
                 continue
-            se_c, model_c = max(cohort)
+            means = {m: statistics.fmean(v) for m, v in by_model.items()}
+            largest = max(means, key=lambda m: means[m])
             se_p, model_p = max(pooled)
             out.append(Span(variant, category, part[0], part[1], len(spans),
-                            statistics.fmean(spans), se_c, model_c, se_p, model_p))
+                            statistics.fmean(spans), statistics.median(means.values()),
+                            means[largest], largest, se_p, model_p))
     return out
 
 

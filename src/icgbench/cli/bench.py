@@ -150,14 +150,28 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print only JSON")
     p.set_defaults(func=run_attacks)
 
+    p = sub.add_parser("report", help="rewrite docs/baselines.md's sections computed from a "
+                       "board",
+                       description="Rewrite the sections of a page marked `generated: NAME "
+                       "(icgbench bench report)` (power, spans, attacks, floors, methods, "
+                       "seed) from a board and the full tier, as `bench power`, `bench "
+                       "spans` and `bench attacks` compute them.")
+    p.add_argument("--dir", type=Path, default=None,
+                   help="board folder (default: the repository's leaderboard/)")
+    p.add_argument("--out", type=Path, default=Path("docs/baselines.md"),
+                   help="the page to rewrite in place (default docs/baselines.md)")
+    p.add_argument("--resamples", type=positive_int, default=20,
+                   help="bootstrap draws per cohort for power and spans (default 20)")
+    p.add_argument("--sample", type=positive_int, default=2,
+                   help="cohorts per variant bootstrapped (default 2)")
+    p.add_argument("--draws", type=positive_int, default=1000,
+                   help="draws of the random reversal guess (default 1000)")
+    p.set_defaults(func=run_report)
+
     p = sub.add_parser("baselines", help="write docs/baselines.md from a sweep")
     p.add_argument("--inputdir", type=Path, required=True, help="a sweep's output folder")
     p.add_argument("--out", type=Path, default=Path("docs/baselines.md"),
                    help="the page to write (default docs/baselines.md)")
-    p.add_argument("--model-free", action="store_true",
-                   help="also add the model-free floor's table (the published "
-                   "model_free_scores of the sweep's cohorts) and every reference's margin "
-                   "over it")
     p.set_defaults(func=run_baselines)
 
 
@@ -318,8 +332,7 @@ def _plots_from_board(args: argparse.Namespace) -> int:
     return 0
 
 
-#: The files of a sweep's output folder that ``bench baselines`` reads (the last one only
-#: with ``--model-free``).
+#: The files of a sweep's output folder that ``bench baselines`` reads.
 SWEEP_FILES = ("summary.csv", "sweep.json", "per_seed.csv")
 
 
@@ -356,14 +369,35 @@ def run_spans(args: argparse.Namespace) -> int:
     if args.json:
         print_json([r.as_dict() for r in rows])
         return 0
-    print("variant | category | metric | cohorts | span | per-cohort SE (model), ratio | "
-          "pooled SE (model), ratio")
+    print("variant | category | metric | cohorts | span | per-cohort SE (median over the "
+          "references; largest, model), ratio | pooled SE (largest, model), ratio")
     for r in rows:
         print(f"{r.variant} | {r.category} | {r.metric} | {r.cohorts} | {r.span:.4f} | "
-              f"{r.se_cohort:.4f} ({r.se_cohort_model}), {r.per_cohort:.1f} | "
-              f"{r.se_pooled:.4f} ({r.se_pooled_model}), {r.pooled:.1f}")
+              f"{r.se_cohort:.4f} ({r.se_cohort_largest:.4f}, {r.se_cohort_model}), "
+              f"{r.per_cohort:.1f} | {r.se_pooled:.4f} ({r.se_pooled_model}), "
+              f"{r.pooled:.1f}")
     print(f"measured {len(rows)} variant x metric spans of {folder} ({args.resamples} "
           f"resamples on {args.sample} cohort(s) per variant); nothing written")
+    return 0
+
+
+def run_report(args: argparse.Namespace) -> int:
+    from icgbench.bench import board_report
+    from icgbench.io import untrusted
+    from icgbench.io.atomic import write_text
+
+    folder, _ = _board_entries(args.dir)
+    try:
+        text = untrusted.regular_file(args.out).read_text(encoding="utf-8")
+    except (FileNotFoundError, untrusted.InputProblem) as exc:
+        raise UsageError(f"cannot read {args.out}: {exc}") from None
+    made = board_report.sections(folder, args.resamples, args.sample, args.draws)
+    try:
+        new = board_report.regenerate(text, made)
+    except ValueError as exc:
+        raise UsageError(f"{args.out}: {exc}") from None
+    write_text(args.out, new)
+    print(f"rewrote {len(made)} section(s) of {args.out} from {folder}")
     return 0
 
 
@@ -437,13 +471,13 @@ def run_power(args: argparse.Namespace) -> int:
 
 
 def run_baselines(args: argparse.Namespace) -> int:
-    names = SWEEP_FILES if args.model_free else SWEEP_FILES[:2]
-    inputs = [_sweep_file(args.inputdir, name) for name in names]
+    inputs = [_sweep_file(args.inputdir, name) for name in SWEEP_FILES]
     check_output(args.out, inputs, "baselines page")
     from icgbench.bench.baselines_doc import markdown
 
-    write_text(args.out, markdown(args.inputdir, model_free=args.model_free), inputs)
-    print(f"wrote the baselines page to {args.out}")
+    write_text(args.out, markdown(args.inputdir), inputs)
+    print(f"wrote the baselines page to {args.out}; fill its board sections with `icgbench "
+          "bench report`")
     return 0
 
 

@@ -66,8 +66,9 @@ def run(args: argparse.Namespace) -> int:
                 metric)
             cells.append(_cell(value))
         print(f"{label:<{width}}  " + "  ".join(cells))
-    print("\nWhat the board ranks: each category normalized, 0 = the best model-free answer "
-          "(constants, rules, decoders built from the docs), 1 = the ceiling:")
+    print("\nWhat the board ranks: each category normalized, 0 = the model-free floor "
+          "(rules, decoders and their combinations built from the docs, one per variant), "
+          "1 = the ceiling, negative below the floor:")
     for category in results[MODELS[0]].report.document["summary"]["normalized"]:
         cells = [_cell(results[m].report.document["summary"]["normalized"].get(category))
                  for m in MODELS]

@@ -328,17 +328,20 @@ def _members(max_string: int | None) -> Any:
     """The object hook: refuses duplicate keys and, with ``max_string``, long strings."""
 
     def members(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        for key, value in pairs:
-            if key in out:
-                raise DuplicateKey(key)
-            if max_string is not None and (len(key) > max_string or (
-                    type(value) is str and len(value) > max_string)):
-                long = key if len(key) > max_string else value
-                raise InputProblem(f"a string of {len(long)} characters (in the member "
-                                   f"{shown(key, 60)!r}) is over the limit of {max_string}",
-                                   "size")
-            out[key] = value
+        out = dict(pairs)
+        if len(out) != len(pairs):
+            seen: set[str] = set()
+            for key, _ in pairs:
+                if key in seen:
+                    raise DuplicateKey(key)
+                seen.add(key)
+        if max_string is not None:
+            for key, value in pairs:
+                if len(key) > max_string or (type(value) is str and len(value) > max_string):
+                    long = key if len(key) > max_string else value
+                    raise InputProblem(f"a string of {len(long)} characters (in the member "
+                                       f"{shown(key, 60)!r}) is over the limit of "
+                                       f"{max_string}", "size")
         return out
 
     return members

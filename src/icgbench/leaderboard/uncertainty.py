@@ -105,7 +105,13 @@ def letters(values: Mapping[str, ByCohort], order: Sequence[str], alpha: float =
     models sharing one exactly when they are not :func:`separable` (see the module)."""
     apart = [(i, j) for i, j in itertools.combinations(range(len(order)), 2)
              if separable(values[order[i]], values[order[j]], alpha)]
-    columns: list[frozenset[int]] = [frozenset(range(len(order)))] if order else []
+    return letter_display(len(order), apart)
+
+
+def letter_display(n: int, apart: Sequence[tuple[int, int]]) -> list[str]:
+    """The letters of ``n`` models (best first) for the pairs ``apart`` (insert and absorb):
+    two models share a letter exactly when their pair is not in ``apart``."""
+    columns: list[frozenset[int]] = [frozenset(range(n))] if n else []
     for i, j in apart:  # insert: split every column holding both
         split: list[frozenset[int]] = []
         for c in columns:
@@ -115,8 +121,8 @@ def letters(values: Mapping[str, ByCohort], order: Sequence[str], alpha: float =
             c < o or (c == o and m < k) for m, o in enumerate(split))]
     columns.sort(key=lambda c: sorted(c))
     names = [label_of(k + 1) for k in range(len(columns))]
-    return ["".join(n for n, c in zip(names, columns, strict=True) if i in c)
-            for i in range(len(order))]
+    return ["".join(name for name, c in zip(names, columns, strict=True) if i in c)
+            for i in range(n)]
 
 
 def label_of(number: int) -> str:

@@ -201,16 +201,16 @@ def train_correlation(inputs: PanelInputs) -> np.ndarray:
     return np.corrcoef(inputs.train_end, rowvar=False)
 
 
-def decoded_states(inputs: PanelInputs, split: str, prior: np.ndarray | None = None
-                   ) -> np.ndarray:
+def decoded_states(inputs: PanelInputs, split: str, prior: np.ndarray | None = None,
+                   model: Any = None) -> np.ndarray:
     """The subjects' end-of-follow-up states (n, S) decoded from their latest omics with
     the measurement family's mean model: the posterior mean of the standardised states
     (prior N(0, ``prior``), the identity unless given) under the mean loadings and the mean
     noise, offset and age drift (the non-linear operator inverted at its mean partner
     factor first), then put on the train states' scale. What a reader of the code can do
-    without fitting anything."""
+    without fitting anything. ``model``: another measurement model to decode with."""
     variant = inputs.variant
-    model = family_mean(variant)
+    model = family_mean(variant) if model is None else model
     y = np.array(inputs.omics[split], dtype=np.float64)
     epi = slice(len(MODULES) - model.age_slope.size, len(MODULES))
     decades = (inputs.age[split] - mech.AGE_CENTER) / 10.0

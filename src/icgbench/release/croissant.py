@@ -275,9 +275,7 @@ def croissant_document(descriptor: Descriptor) -> dict[str, Any]:
             "encodingFormat": ENCODING_FORMATS["parquet"],
             "includes": f"{prefix}*/seed*/{table}{EXTENSIONS['parquet']}",
         })
-        first = next(r for r in doc["resources"]
-                     if r["icgbench:table"] == table and r["format"] == "parquet")
-        record_sets.append(_record_set(table, prefix, first["schema"]))
+        record_sets.append(_record_set(table, prefix, contract.table_schema(table)))
     out: dict[str, Any] = {
         "@context": CONTEXT,
         "@type": "sc:Dataset",

@@ -12,6 +12,8 @@ import copy
 import functools
 import hashlib
 import itertools
+import os
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -50,10 +52,19 @@ def relative_path(variant: str, seed: int, table: str, fmt: str) -> str:
     return f"{variant}/seed{seed}/{table}{EXTENSIONS[fmt]}"
 
 
+def inline_fields(table: str) -> list[dict[str, Any]]:
+    """The table's fields as a resource's inline schema states them: names, types and
+    constraints; their descriptions are the Table Schema's (``icgbench:schema``, the data
+    dictionary), not repeated in every one of a tier's thousands of resources."""
+    return [{k: v for k, v in f.items() if k != "description"}
+            for f in contract.table_schema(table)["fields"]]
+
+
 def inline_schema(table: str, variant: str, seed: int, fmt: str) -> dict[str, Any]:
     """The table's schema with foreign keys pointing at this cohort's resources."""
     doc = copy.deepcopy(contract.table_schema(table))
     schema = {k: v for k, v in doc.items() if k in ("fields", "missingValues", "primaryKey")}
+    schema["fields"] = inline_fields(table)
     for fk in doc.get("foreignKeys", []):
         fk = copy.deepcopy(fk)
         fk["reference"]["resource"] = resource_name(variant, seed, fk["reference"]["resource"],
@@ -66,7 +77,9 @@ def schema_matches(schema: dict[str, Any], table: str, variant: str, seed: int, 
                    ) -> bool:
     """True when ``schema`` is exactly :func:`inline_schema` (compared without copying)."""
     doc = contract.table_schema(table)
-    for key in ("fields", "missingValues", "primaryKey"):
+    if schema.get("fields") != _inline_fields(table):
+        return False
+    for key in ("missingValues", "primaryKey"):
         if schema.get(key) != doc.get(key):
             return False
     fks = doc.get("foreignKeys", [])
@@ -81,6 +94,11 @@ def schema_matches(schema: dict[str, Any], table: str, variant: str, seed: int, 
                 or ours.get("reference", {}).get("resource") != expected):
             return False
     return True
+
+
+@functools.lru_cache(maxsize=64)
+def _inline_fields(table: str) -> list[dict[str, Any]]:
+    return inline_fields(table)
 
 
 @dataclass(frozen=True)
@@ -184,15 +202,18 @@ class Descriptor:
         return c["variant"], int(c["seed"])
 
     def fingerprint(self) -> str:
-        """SHA-256 over every resource's name and content digest: names the exact data."""
-        import hashlib
+        """SHA-256 over every resource's name and content digest: names the exact data
+        (computed once per loaded descriptor: every score report states it)."""
+        cached = self.__dict__.get("_fingerprint")
+        if cached is None:
+            items = sorted((r.name, r.content_digest) for r in self.resources)
+            text = "\n".join(f"{n} {d}" for n, d in items)
+            cached = "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+            object.__setattr__(self, "_fingerprint", cached)
+        return cached
 
-        items = sorted((r.name, r.content_digest) for r in self.resources)
-        text = "\n".join(f"{n} {d}" for n, d in items)
-        return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
 
-
-#: The largest descriptor read (the full tier's is about 5 MB); parsing it may use 8 times
+#: The largest descriptor read (the full tier's is about 26 MB); parsing it may use 8 times
 #: as much memory (``untrusted.memory_budget``).
 MAX_DESCRIPTOR_BYTES = 64 * 1024 * 1024
 #: The longest string an object member of a descriptor may hold.
@@ -230,12 +251,36 @@ def _parse(digest: bytes, data: bytes) -> Any:
                                      ) from None
 
 
+#: A descriptor is read again unless, when it was last read, it had not changed for this long
+#: (nanoseconds): a file older than the clock's granularity at the time of reading gets a new
+#: modification time from any later rewrite, so an unchanged (inode, size, times) proves it
+#: unchanged, and a full tier's descriptor (24 MB) is not read and hashed by every call.
+SETTLED_NS = 2_000_000_000
+_SETTLED: dict[Path, tuple[tuple[int, ...], Descriptor]] = {}
+
+
+def _stat_key(path: Path) -> tuple[int, ...] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
 def load_descriptor(path: Path) -> Descriptor:
     """Read a tier descriptor, with clear errors for a missing or malformed file.
 
     One :class:`Descriptor` per path and content is shared by the callers of a process
-    (see :func:`read_json`), so its resources are indexed once.
+    (see :func:`read_json`), so its resources are indexed once; a descriptor that had
+    settled when it was read is not read again while its file is unchanged
+    (:data:`SETTLED_NS`).
     """
+    path = Path(path)
+    key = _stat_key(path)
+    settled = _SETTLED.get(path)
+    if key is not None and settled is not None and settled[0] == key:
+        return settled[1]
+    before = time.time_ns()
     try:
         data = read_bytes(path)
     except FileNotFoundError:
@@ -245,7 +290,13 @@ def load_descriptor(path: Path) -> Descriptor:
         raise error(f"cannot read release descriptor: {problem}") from None
     except OSError as exc:
         raise InvalidInputError(f"cannot read release descriptor {path}: {exc}") from None
-    return _descriptor(Path(path), hashlib.sha256(data).digest(), data)
+    descriptor = _descriptor(path, hashlib.sha256(data).digest(), data)
+    if key is not None and key == _stat_key(path) and key[3] < before - SETTLED_NS \
+            and key[4] < before - SETTLED_NS:
+        _SETTLED[path] = (key, descriptor)
+    else:
+        _SETTLED.pop(path, None)
+    return descriptor
 
 
 #: Fields every resource needs, with their JSON types.

@@ -224,7 +224,7 @@ def freeze(tier: Tier, root: Path, jobs: int = 1) -> Path:
         document = build_document(tier, cohorts, resources)
         if descriptor_path.exists():
             _require_version_bump(load_descriptor(descriptor_path), resources)
-    write_text(descriptor_path, contract.dumps(document))
+    write_text(descriptor_path, contract.dumps_package(document))
     write_tier_descriptions(descriptor_path)
     return descriptor_path
 

@@ -331,7 +331,7 @@ def refresh_descriptors(root: Path) -> list[Path]:
         path = root / tier.descriptor_path
         old = load_descriptor(path)
         document = build_document(tier, old.cohorts(), old.document["resources"])
-        write_text(path, contract.dumps(document))
+        write_text(path, contract.dumps_package(document))
         if load_descriptor(path).fingerprint() != old.fingerprint():  # never: same resources
             raise AssertionError(f"{path}: rewriting changed the release's fingerprint")
         written += [path, *write_tier_descriptions(path)]

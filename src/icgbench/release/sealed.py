@@ -165,7 +165,7 @@ def freeze_sealed(root: Path, key: bytes, tier: Tier | None = None) -> Path:
             "key_env": KEY_ENV,
             "truth_commitment": commitments,
         }})
-    write_text(descriptor_path, contract.dumps(document))
+    write_text(descriptor_path, contract.dumps_package(document))
     write_tier_descriptions(descriptor_path)
     generations.record_sealed(root, load_descriptor(descriptor_path), dt.datetime.now(dt.UTC)
                               .date())

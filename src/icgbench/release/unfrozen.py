@@ -59,5 +59,5 @@ def simulate_release(tier: Tier, root: Path) -> Path:
                   "seed": seed, "sizes": dict(tier.sizes),
                   "months": tier.months or get_variant(variant).months}
         document = build_document(tier, [cohort], resources, {"icgbench:notice": UNFROZEN_NOTICE})
-        write_text(stage / tier.descriptor_path, contract.dumps(document))
+        write_text(stage / tier.descriptor_path, contract.dumps_package(document))
     return root / tier.descriptor_path

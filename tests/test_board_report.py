@@ -1,0 +1,32 @@
+"""docs/baselines.md's sections computed from the board are what ``icgbench bench report``
+gives on the committed board today."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from conftest import ROOT
+from icgbench.cli import main
+
+pytestmark = pytest.mark.slow
+
+
+def test_the_board_sections_of_the_baselines_page_are_regenerated_byte_for_byte(
+        full_tier_root, tmp_path, capsys):
+    page = tmp_path / "baselines.md"
+    shutil.copy(ROOT / "docs" / "baselines.md", page)
+    assert main(["bench", "report", "--dir", str(ROOT / "leaderboard"), "--out",
+                 str(page)]) == 0
+    assert "rewrote 6 section(s)" in capsys.readouterr().out
+    assert page.read_text() == (ROOT / "docs" / "baselines.md").read_text()
+
+
+def test_a_page_without_the_markers_is_a_usage_error(tmp_path, capsys):
+    page = tmp_path / "page.md"
+    page.write_text("no sections here\n")
+    assert main(["bench", "report", "--dir", str(ROOT / "leaderboard"), "--out",
+                 str(page)]) == 2
+    assert "no section 'power'" in capsys.readouterr().err
+    assert page.read_text() == "no sections here\n"
