@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 
 from conftest import reference_submission
+from icgbench import __version__
 from icgbench.cli import main
 from icgbench.errors import UserError
 from icgbench.leaderboard import LeaderboardEntry, append_entry, read_entries
@@ -353,14 +354,14 @@ def test_a_pr_added_reference_name_is_refused_and_never_a_reference_line(tmp_pat
     lead = r'<td data-value="\d*">\d*</td><td class="text group">\w*</td>\s*'
     rows = dict(re.findall(r'<tr class="(\w*)[^"]*">\s*' + lead + name
                            + r'<td class="text">([^<]+)</td>', html))
-    assert code == 0 and rows == {"reference": "0.5.0", "": "0.3.1"}, rows
+    assert code == 0 and rows == {"reference": __version__, "": "0.3.1"}, rows
     assert re.search(r'<tr class="[^"]*">\s*<td data-value="1">1</td><td class="text group">'
                      r'A</td>' + name + r'<td class="text">0.3.1</td>', html)  # ranked
     variant_page = (tmp_path / "site" / "linear_lowhet.html").read_text()
     per_task = re.findall(r'<tr class="(\w*)[^"]*">\s*' + lead + name
                           + r'<td class="text">([^<]+)</td>', variant_page)
     assert per_task and {c for c, v in per_task if v == "0.3.1"} == {""}
-    assert {c for c, v in per_task if v == "0.5.0"} == {"reference"}
+    assert {c for c, v in per_task if v == __version__} == {"reference"}
 
 
 def test_a_pr_added_look_alike_is_caught_by_verify(tmp_path, board, capsys):

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from icgbench import __version__
 from icgbench.cli import main
 from icgbench.errors import InvalidInputError, UsageError
 from icgbench.leaderboard import read_entries
@@ -92,7 +93,7 @@ def test_a_second_version_of_a_model_is_its_own_entry(tmp_path, board):
 
 @pytest.mark.parametrize("name, version, message", [
     ("Random", "0.5.0", "only by case"), ("RANDOM", "9", "only by case"),
-    ("random", "0.5.0", "already has"),
+    ("random", __version__, "already has"),
 ])
 def test_look_alike_names_are_refused(tmp_path, board, name, version, message):
     before = _snapshot(board)
@@ -128,14 +129,15 @@ def test_a_hand_added_look_alike_is_caught_by_verify(tmp_path, board):
 
 def test_orphans_links_and_stray_files_are_reported(tmp_path, board):
     copy = small_board_copy(board, tmp_path)
-    orphan = copy / "submissions/random/0.5.0/misspecified_signs__seed0.json.gz"
+    stray = f"submissions/random/{__version__}/misspecified_signs__seed0.json.gz"
+    orphan = copy / stray
     orphan.write_bytes(b"\x1f\x8b")
     (copy / "submissions/random/link.json.gz").symlink_to("/etc/passwd")
     (copy / "notes.txt").write_text("hi")
     os.mkfifo(copy / "submissions" / "pipe")
     _, problems = verify(copy, tier="small")
     reasons = {p.entry: str(p.recomputed) for p in problems if p.field == "file"}
-    assert "orphan" in reasons["submissions/random/0.5.0/misspecified_signs__seed0.json.gz"]
+    assert "orphan" in reasons[stray]
     assert "symbolic link" in reasons["submissions/random/link.json.gz"]
     assert "unexpected" in reasons["notes.txt"]
     assert "regular" in reasons["submissions/pipe"]
@@ -172,7 +174,7 @@ def test_a_symbolic_link_is_never_followed_by_a_writer(tmp_path, board):
     (copy / "submissions" / "mbcnet_v0_1").symlink_to(tmp_path)
     with pytest.raises(InvalidInputError, match="symbolic link"):
         add(submission_file(tmp_path, "mbcnet_v0_1", "linear_lowhet"), copy)
-    assert not list(tmp_path.glob("0.5.0*"))
+    assert not list(tmp_path.glob(f"{__version__}*"))
 
 
 HOSTILE_NOTES = ["line one\rline two\r\nline three\n", '=HYPERLINK("http://x","y")',
@@ -285,7 +287,7 @@ def test_concurrent_adds_of_one_key_keep_the_stored_file_of_the_entry_kept(tmp_p
                               stdout=subprocess.PIPE, text=True) for f in files]
     outputs = [p.communicate(timeout=120)[0] for p in procs]
     assert sorted(p.returncode for p in procs) == [0, 1]
-    assert "already has random 0.5.0" in "".join(outputs)
+    assert f"already has random {__version__}" in "".join(outputs)
     assert len(read_entries(folder)) == 1
     assert verify(folder, tier="small")[1] == []  # the stored file is the kept entry's
 

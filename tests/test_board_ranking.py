@@ -1,8 +1,8 @@
 """Ranking like with like: normalized means over every cohort, partial entries apart, raw
 metrics on request, places and groups; on hand-made entries and the committed board.
 
-Hand-made: three seeds of ``alpha`` (AUROC and AUPRC 0.6, 0.7, 0.9) and two of ``beta``
-(0.8, 0.8), every cohort's floors 0.5 and ceilings 1.0. Normalized over the three cohorts,
+Hand-made: three seeds of ``alpha`` (AUROC, AUPRC and the normalized Spearman's rho 0.6, 0.7,
+0.9) and two of ``beta`` (0.8, 0.8), every cohort's floors 0.5 and ceilings 1.0. Normalized over the three cohorts,
 alpha gains 0.1 + 0.2 + 0.4 = 0.7 of 1.5: 0.4667; beta 0.3 + 0.3 + 0 (its missing cohort
 counts as the floor) = 0.6 of 1.5: 0.4, and it is partial (2 of 3 cohorts): listed after
 alpha whatever its mean. On the raw AUROC (``--metric auroc``), the mean over each model's
@@ -37,8 +37,8 @@ def _entry(model: str, seed: int, auroc: float, brier: float) -> LeaderboardEntr
     doc = copy.deepcopy(EXAMPLE)
     doc.update(model_name=model, seed=seed, scores={"risk_prediction": {
         "auroc": auroc, "auprc": auroc, "brier": brier, "ece": 0.1,
-        "auroc__floor": 0.5, "auroc__ceiling": 1.0, "auprc__floor": 0.5,
-        "auprc__ceiling": 1.0}},
+        "spearman_reachable": auroc, "spearman_reachable__floor": 0.5,
+        "spearman_reachable__ceiling": 1.0}},
         submission_path=f"submissions/{model}/0.1.0/linear_lowhet__seed{seed}.json.gz")
     return LeaderboardEntry.from_dict(doc)
 
@@ -205,8 +205,9 @@ def _transfer(model: str, source: float, target: float) -> LeaderboardEntry:
     doc = copy.deepcopy(EXAMPLE)
     doc.update(model_name=model, seed=0, scores={"cross_host_generalization": {
         "auroc_source": source, "auroc_target": target, "transfer_gap": source - target,
-        "excess_transfer_gap": 0.0, "auroc_target__floor": 0.6,
-        "auroc_target__ceiling": 0.8}},
+        "excess_transfer_gap": 0.0, "spearman_reachable_target": target,
+        "spearman_reachable_target__floor": 0.6,
+        "spearman_reachable_target__ceiling": 0.8}},
         submission_path=f"submissions/{model}/0.1.0/linear_lowhet__seed0.json.gz")
     return LeaderboardEntry.from_dict(doc)
 
@@ -242,11 +243,11 @@ def test_hostile_notes_are_shown_on_one_short_line():
 
 
 @pytest.mark.slow
-def test_a_model_on_five_of_thirty_cohorts_is_listed_as_partial_after_the_complete_ones(
+def test_a_model_on_one_variant_of_six_is_listed_as_partial_after_the_complete_ones(
         tmp_path, capsys):
-    """Issue 37's case: a copy of the board's best model, renamed, on linear_lowhet's five
+    """Issue 37's case: a copy of the board's best model, renamed, on linear_lowhet's sixty
     cohorts only, with better scores there than anybody: partial, and below every model
-    graded on all thirty, on the command line, in JSON and on the page."""
+    graded on all 360, on the command line, in JSON and on the page."""
     from icgbench.leaderboard.store import write_board
 
     entries = load_board(ROOT / "leaderboard", new_tier=None).entries
@@ -256,24 +257,25 @@ def test_a_model_on_five_of_thirty_cohorts_is_listed_as_partial_after_the_comple
             doc = e.as_dict()
             risk = doc["scores"]["risk_prediction"]
             risk["auroc"] = risk["auprc"] = 1.0  # better than anyone where it is graded
-            doc.update(model_name="five_cohorts",
+            risk["spearman_reachable"] = risk["spearman_reachable__ceiling"]
+            doc.update(model_name="one_variant",
                        submission_path=doc["submission_path"].replace("mbcnet_boosted",
-                                                                      "five_cohorts"))
+                                                                      "one_variant"))
             mine.append(LeaderboardEntry.from_dict(doc))
     folder = tmp_path / "board"
     write_board(folder, "full", [*entries, *mine])
     rows = [r for r in rank_overall([*entries, *mine]) if r.model != "random"]
-    assert rows[-1].model == "five_cohorts" and rows[-1].partial and rows[-1].seeds == 5
+    assert rows[-1].model == "one_variant" and rows[-1].partial and rows[-1].seeds == 60
     assert all(not r.partial for r in rows[:-1])
     assert main(["leaderboard", "show", "--dir", str(folder), "--metric", "overall",
                  "--json"]) == 0
     table = json.loads(capsys.readouterr().out)["tables"][0]
     last = [r for r in table["rows"] if not r["reference"]][-1]
-    assert (last["model"], last["partial"], last["cohorts"]) == ("five_cohorts", True, 5)
+    assert (last["model"], last["partial"], last["cohorts"]) == ("one_variant", True, 60)
     html = build_page(folder, None, with_oracle=False).html
     overall = html[html.index('data-task="overall"'):]
     order = re.findall(r'</span>(\w+)(?: <span class="partial">partial</span>)?</td>', overall)
-    assert order.index("five_cohorts") > order.index("panel_regression")
+    assert order.index("one_variant") > order.index("panel_regression")
 
 
 @pytest.mark.slow

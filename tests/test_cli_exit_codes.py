@@ -199,8 +199,29 @@ MATRIX: dict[str, dict[int, Case]] = {
                                          "--out", t / "b.md"]},
     "bench power": {0: lambda w, t: ["bench", "power", "--resamples", "2", "--json"],
                     1: lambda w, t: ["bench", "power", "--dir", _broken_board(t)],
-                    2: lambda w, t: ["bench", "power", "--delta", "2"]},
+                    2: lambda w, t: ["bench", "power", "--resamples", "-1"]},
+    "bench spans": {0: lambda w, t: ["bench", "spans", "--resamples", "2", "--sample", "1",
+                                     "--json"],
+                    1: lambda w, t: ["bench", "spans", "--dir", _broken_board(t)],
+                    2: lambda w, t: ["bench", "spans", "--resamples", "0"]},
+    # the small tier holds one cohort per variant: an answer chosen in hindsight on it beats
+    # the floor (chosen over the full tier's sixty), and the command says so
+    "bench attacks": {0: lambda w, t: ["bench", "attacks", "--draws", "5", "--json"],
+                      1: lambda w, t: ["bench", "attacks", "--tier", "small", "--draws", "5"],
+                      2: lambda w, t: ["bench", "attacks", "--draws", "0"]},
+    "bench report": {0: lambda w, t: ["bench", "report", "--resamples", "2", "--sample", "1",
+                                      "--draws", "5", "--out", _page_copy(t)],
+                     1: lambda w, t: ["bench", "report", "--dir", _broken_board(t), "--out",
+                                      _page_copy(t)],
+                     2: lambda w, t: ["bench", "report", "--out", t / "none.md"]},
 }
+
+
+def _page_copy(folder: Path) -> Path:
+    """A copy of docs/baselines.md for ``bench report`` to rewrite."""
+    page = folder / "baselines.md"
+    shutil.copy(Path(__file__).parents[1] / "docs" / "baselines.md", page)
+    return page
 
 
 def _broken_board(folder: Path) -> Path:
@@ -275,7 +296,9 @@ def test_every_command_has_its_exit_code_cases():
 #: test_bench, audit on an unfrozen seed by test_seed_workflow, power by test_power), which
 #: like these cases runs in make test-slow (the half-second rule, docs/testing.md).
 ASSERTED_ELSEWHERE = {("demo", 0): "test_bench", ("bench audit", 0): "test_seed_workflow",
-                      ("bench plots", 0): "test_bench", ("bench power", 0): "test_power"}
+                      ("bench plots", 0): "test_bench", ("bench power", 0): "test_power",
+                      ("bench spans", 0): "test_spans", ("bench attacks", 0): "test_attacks",
+                      ("bench report", 0): "test_board_report"}
 
 
 @pytest.mark.parametrize(("command", "code"), [

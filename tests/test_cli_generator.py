@@ -8,7 +8,7 @@ import pytest
 from icgbench.cli import main
 from icgbench.contract import table_names
 from icgbench.generator import all_variants
-from icgbench.generator.simulator import PANEL_TABLE
+from icgbench.release.freeze import PANEL_TABLE
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess:

@@ -58,7 +58,8 @@ def test_fixtures_cover_the_documented_cases():
             "ece_bin_edge", "ece_clamp_log_loss_clip", "structure_tie_at_k",
             "structure_best_k_tie", "structure_k_beyond_pairs", "structure_huge_scores",
             "transfer_gap_sign", "latent_r2_overflow",
-            "normalized_floor_is_best_answer_or_chance", "normalized_clipped_and_left_out",
+            "normalized_floor_is_the_marked_row", "normalized_negative_and_left_out",
+            "spearman_ties",
             "normalized_mean_over_cohorts"} <= names
 
 

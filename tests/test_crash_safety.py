@@ -19,6 +19,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from conftest import slow_except
+from icgbench import __version__
 from icgbench.cli import main
 from icgbench.io import failpoints
 from icgbench.io.atomic import owned_staging, remove_stale_staging, write_text
@@ -92,7 +93,7 @@ def test_an_add_killed_at_any_step_loses_nothing(one_entry_board, tmp_path, poin
     result = _child(ADDER, str(new), str(board), point=point)
     assert result.returncode == -signal.SIGKILL, result.stderr
     after = [e.key for e in read_entries(board)]  # leaderboard.json always parses
-    assert after in (before, [*before, ("linear_lowhet", 0, "logistic_direct", "0.5.0")])
+    assert after in (before, [*before, ("linear_lowhet", 0, "logistic_direct", __version__)])
     _, problems = verify(board, tier="small")
     crash_marks = {"content", "file"}  # a lagging CSV, an orphan or a temporary file
     assert {p.field for p in problems} <= crash_marks, problems
@@ -122,7 +123,7 @@ def test_an_orphan_left_at_the_target_path_is_replaced_by_the_next_add(one_entry
     new = submission_file(tmp_path, "logistic_direct", "linear_lowhet")
     assert _child(ADDER, str(new), str(board),
                   point="board.submission_stored").returncode == -signal.SIGKILL
-    orphan = board / "submissions/logistic_direct/0.5.0/linear_lowhet__seed0.json.gz"
+    orphan = board / f"submissions/logistic_direct/{__version__}/linear_lowhet__seed0.json.gz"
     orphan.write_bytes(b"whatever the killed add wrote")
     add(new, board)
     assert verify(board, tier="small")[1] == []

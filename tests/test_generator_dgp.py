@@ -46,7 +46,7 @@ def test_different_seeds_differ():
     a = simulate("linear_lowhet", 1, n_subjects=60)
     b = simulate("linear_lowhet", 2, n_subjects=60)
     for name in ("subjects", "observations", "test_outcomes", "kcc_activations", "graph",
-                 "prior_graph", "model_free_scores"):
+                 "prior_graph"):
         assert not a.tables[name].equals(b.tables[name]), name
     for name in ("interventions", "nodes", "structural_prior"):
         assert a.tables[name].equals(b.tables[name]), name
@@ -280,7 +280,7 @@ def test_the_shipped_effects_name_exactly_the_frozen_cohorts() -> None:
     """published_effects.json holds one entry per frozen cohort, at its tier's size, and
     nothing stale (a changed variant hash or tier size leaves no entry behind)."""
     from icgbench.generator.reference import frozen_cohorts
-    from icgbench.generator.simulator import _published_size, effects_key, shipped_effects
+    from icgbench.model_free.donors import _published_size, effects_key, shipped_effects
 
     assert set(shipped_effects()) == {effects_key(v, s, *_published_size(v, s))
                                       for v, s in frozen_cohorts()}
@@ -292,7 +292,7 @@ def test_the_shipped_effects_are_what_simulation_gives_now(cohorts) -> None:
     its variant's other frozen cohorts) are the ones simulated now, bit for bit: they are
     rounded to the published decimals. The fast case checks one cohort, CI all of them."""
     from icgbench.generator.reference import frozen_cohorts
-    from icgbench.generator.simulator import published_effects, simulate_published_effects
+    from icgbench.model_free.donors import published_effects, simulate_published_effects
 
     chosen = frozen_cohorts() if cohorts == "all" else [(get_variant("linear_lowhet"), 1)]
     for variant, seed in chosen:

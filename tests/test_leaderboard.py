@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -11,7 +12,7 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft7Validator
 
-from icgbench import contract
+from icgbench import __version__, contract
 from icgbench.cli import main
 from icgbench.errors import InvalidInputError, UsageError
 from icgbench.leaderboard import (
@@ -77,7 +78,7 @@ def test_verify_passes_and_names_every_discrepancy(board, tmp_path):
                                                  for e in doc["entries"]]))
     _, problems = verify(copy_board, tier="small")
     fields = {(p.entry.split(" on ")[0], p.field) for p in problems}
-    assert ("random 0.5.0", "scores.risk_prediction.auroc") in fields
+    assert (f"random {__version__}", "scores.risk_prediction.auroc") in fields
     assert any(f == "variant_hash" for _, f in fields)
     assert main(["leaderboard", "verify", "--dir", str(copy_board), "--tier", "small"]) == 1
 
@@ -96,7 +97,8 @@ def test_verify_detects_a_replaced_submission_and_an_edited_csv(board, tmp_path)
 
 
 def test_add_refuses_duplicates_and_oracles(board, tmp_path):
-    with pytest.raises(InvalidInputError, match=r"already has random 0\.5\.0 on linear_lowhet"):
+    duplicate = rf"already has random {re.escape(__version__)} on linear_lowhet"
+    with pytest.raises(InvalidInputError, match=duplicate):
         add(submission_file(tmp_path, "random", "linear_lowhet"), board)
     with pytest.raises(UsageError, match="oracle"):
         add(submission_file(tmp_path, "oracle", "linear_lowhet"), board)
@@ -246,8 +248,8 @@ def test_add_records_the_time_it_is_given_and_verify_names_an_unreadable_board(t
 
     folder = tmp_path / "board"
     entry = add(submission_file(tmp_path, "random", "linear_lowhet"), folder, tier="small",
-                submitted_at="2026-11-28T00:34:56Z")
-    assert entry.submitted_at == "2026-11-28T00:34:56Z"
+                submitted_at="2026-12-02T00:34:56Z")
+    assert entry.submitted_at == "2026-12-02T00:34:56Z"
     (folder / "leaderboard.json").write_text("{not json")
     (problem,) = verify(folder, tier="small")[1]
     assert str(folder / "leaderboard.json") in problem.recomputed

@@ -24,7 +24,7 @@ from icgbench.release.locate import release_root
 from release_helpers import served
 
 ROOT = Path(__file__).resolve().parents[1]
-SUBMISSION = ROOT / "leaderboard/submissions/mbcnet_v0_1/0.5.0/linear_lowhet__seed4.json.gz"
+SUBMISSION = ROOT / "leaderboard/submissions/mbcnet_v0_1/0.6.0/linear_lowhet__seed4.json.gz"
 
 
 @pytest.fixture()

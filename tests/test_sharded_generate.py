@@ -16,8 +16,9 @@ from icgbench.api.cohort import Request, ShardJob, finish, plan, write_shard
 from icgbench.cli import main
 from icgbench.generator import get_variant, simulate
 from icgbench.generator.blocks import split_blocks
-from icgbench.generator.simulator import PANEL_TABLE, split_sizes
+from icgbench.generator.simulator import split_sizes
 from icgbench.release.encode import conform
+from icgbench.release.freeze import PANEL_TABLE
 from icgbench.scheduling import run_tasks
 
 VARIANT = "partial_observability"  # target site, masks on every modality

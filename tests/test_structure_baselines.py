@@ -16,7 +16,7 @@ import pytest
 
 from conftest import model_params, reference_submission
 from icgbench.generator import variant_names
-from icgbench.models import DECLARATIONS, CohortData, get_model
+from icgbench.models import CohortData, get_model
 from icgbench.scorer import ScoreReport, score
 
 NEW_MODELS = ["ges", "direct_lingam", "pcmci_plus"]
@@ -139,11 +139,11 @@ def test_panel_stacking_never_lags_across_subjects():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("model", [n for n, d in DECLARATIONS.items() if not d.board])
+@pytest.mark.parametrize("model", ["correlation", "pc", "ges", "direct_lingam", "pcmci_plus"])
 def test_a_method_that_ignores_the_documentation_is_not_above_the_floor(model):
     """docs/models.md: the generic discovery methods read neither the documentation nor
     the prior, and over the small tier's six cohorts their structure score is no better
-    than the model-free floor's (normalized 0): they are not the board's references."""
+    than the model-free floor's (normalized at most 0): the board shows them below it."""
     from icgbench.tasks.normalized import mean_normalized
 
     parts: dict[str, list] = {"directed_f1": [], "edge_auprc": []}
@@ -153,4 +153,4 @@ def test_a_method_that_ignores_the_documentation_is_not_above_the_floor(model):
                 "parts"].items():
             parts[metric].append((part["score"], part["floor"], part["ceiling"]))
     for values in parts.values():
-        assert mean_normalized(values, True) == 0.0, model
+        assert mean_normalized(values, True) <= 0.0, model

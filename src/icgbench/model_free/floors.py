@@ -18,8 +18,8 @@ answer, submitted on every cohort, scores above 0 (``icgbench bench attacks`` tr
 choice as an attack).
 
 The table also publishes each answer's score on the cohort's train split where its truth
-is public (``selection``, :data:`TRAIN_CRITERIA`: risk and transfer, the train events;
-latent, the train states). Every row is published, the floor's marked, so anybody can
+is public (``selection``, :mod:`icgbench.model_free.selection`: risk and transfer, the
+train events; latent, the train states). Every row is published, the floor's marked, so anybody can
 recompute the choice.
 """
 
@@ -28,7 +28,7 @@ from __future__ import annotations
 import functools
 import json
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -36,41 +36,8 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from icgbench.contract.vocabulary import STATES
 from icgbench.generator.variants import Variant
-from icgbench.model_free.answers import Prediction
-from icgbench.model_free.inputs import PanelInputs
 from icgbench.model_free.panel import Row
-
-#: What the floor's choice reads on the train split, per category: (the chance level's
-#: value, the criterion), the criterion None where an answer says nothing of it.
-Criterion = Callable[[PanelInputs, Prediction], float | None]
-
-
-def train_auroc(inputs: PanelInputs, p: Prediction) -> float | None:
-    """The AUROC of the answer's train risk against the public train events."""
-    from icgbench.tasks.metrics import auroc
-
-    if p.risk is None or "train" not in p.risk:
-        return None
-    return auroc(inputs.train_event, np.asarray(p.risk["train"], dtype=np.float64))
-
-
-def train_r2_mean(inputs: PanelInputs, p: Prediction) -> float | None:
-    """The mean R^2 of the answer's train states against the public train end states."""
-    from icgbench.tasks.metrics import mean, r2
-
-    if p.states is None or "train" not in p.states:
-        return None
-    return mean([r2(inputs.train_end[:, j], p.states["train"][:, j]) or 0.0
-                 for j in range(len(STATES))])
-
-
-TRAIN_CRITERIA: dict[str, tuple[float, Criterion]] = {
-    "risk": (0.5, train_auroc),
-    "latent": (0.0, train_r2_mean),
-    "transfer": (0.5, train_auroc),
-}
 
 #: The shipped per-variant choices (for cohorts outside the board's tier).
 FLOOR_CHOICES = "floor_choices.json"

@@ -73,7 +73,7 @@ def _graded(submission: Blocks, truth: Truth) -> dict[tuple[str, str], float]:
 
 def _selections(inputs: PanelInputs, p: Prediction) -> dict[str, float]:
     """The train-split scores the floor's choice reads, by category (:mod:`.floors`)."""
-    from icgbench.model_free.floors import TRAIN_CRITERIA
+    from icgbench.model_free.selection import TRAIN_CRITERIA
 
     out = {}
     for category, (_, criterion) in TRAIN_CRITERIA.items():
@@ -128,7 +128,7 @@ def chosen_on_train(rows: list[Row]) -> list[Row]:
 
 def chance_rows(truth: Truth) -> list[Row]:
     """Each normalized metric's chance level on this truth, as the answer ``chance``."""
-    from icgbench.model_free.floors import TRAIN_CRITERIA
+    from icgbench.model_free.selection import TRAIN_CRITERIA
     from icgbench.tasks import TASKS
     from icgbench.tasks.normalized import chance_level
 
