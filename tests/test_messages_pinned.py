@@ -4,6 +4,7 @@ them untested (a mutant that blanked or garbled them survived)."""
 from __future__ import annotations
 
 import datetime as dt
+import re
 
 import pytest
 
@@ -72,8 +73,9 @@ def test_a_bad_name_is_refused_with_the_rule_in_words(tmp_path, capsys):
 
 
 def test_the_score_summary_says_why_a_category_is_at_zero(tmp_path, capsys):
-    """The template (constant predictions) is at the floor everywhere: each category's line
-    names the part, its floor and the model-free answer that set it."""
+    """The template (constant predictions) is below the floor everywhere: each category's
+    line names the part, its floor and the model-free answer that set it; its graph, at its
+    own best K, is not normalized, and the line says why."""
     from icgbench.cli import main
 
     sub = tmp_path / "template.json"
@@ -84,5 +86,8 @@ def test_the_score_summary_says_why_a_category_is_at_zero(tmp_path, capsys):
     why = [line.strip() for line in out.splitlines() if line.startswith("    ")]
     assert [line.split(":")[0] for line in why] == [
         "risk", "latent", "intervention", "transfer", "structure"]
-    assert all("is no better than its floor" in line for line in why)
-    assert "(dose_assays)" in why[0] or "(dose" in why[0]
+    assert all("is no better than its floor" in line for line in why[:4])
+    assert re.search(r"spearman_reachable 0\.0000 is no better than its floor 0\.\d{4} "
+                     r"\(\w+\)", why[0])
+    assert "graded at this cohort's own best K" in why[4]
+    assert "overall=n/a (overall is not computed: not normalized" in out

@@ -181,7 +181,7 @@ def test_the_cohorts_shares_of_a_public_half_overall_average_to_it():
 
     shown = shown_categories(TASKS.values())
     assert "structure" not in shown
-    part = ("risk_prediction", "auroc")
+    part = ("risk_prediction", "spearman_reachable")
     cohorts = [("v", 1), ("v", 2)]
     bounds = {c: {part: (0.6, 1.0)} for c in cohorts}
     agg = aggregate({("v", 1): {part: 0.9}, ("v", 2): {part: 0.7}}, bounds, cohorts,

@@ -245,8 +245,10 @@ def _print_report(doc: dict[str, Any], args: argparse.Namespace) -> None:
     print("  summary: " + ", ".join(f"{k}={_fmt(s[k])}" for k in
                                      ("auroc", "r2_mean", "conformity", "auroc_target",
                                       "transfer_gap", "composite")))
+    overall = (f"overall=n/a ({s['overall_note']})" if s.get("overall_note")
+               else f"overall={_fmt(s['overall'])} (a category not attempted counts 0)")
     print("  normalized: " + ", ".join(f"{c}={_fmt(v)}" for c, v in s["normalized"].items())
-          + f"; overall={_fmt(s['overall'])} (a category not attempted counts 0)")
+          + f"; {overall}")
     for line in why_lines(doc):
         print(f"    {line}")
     if doc.get("withheld"):
@@ -254,9 +256,10 @@ def _print_report(doc: dict[str, Any], args: argparse.Namespace) -> None:
 
 
 def why_lines(doc: dict[str, Any]) -> list[str]:
-    """Why each normalized category is 0 or leaves a part out, from a score report: the
-    part no better than its floor (and the model-free answer that set it), the part whose
-    floor already reaches its ceiling, the category not attempted."""
+    """Why each normalized category is at or below 0, or not computed, from a score report:
+    the category's own note (a graph at its own best K), the part no better than its floor
+    (and the model-free answer that set it), the part whose floor already reaches its
+    ceiling, the category not attempted."""
     out = []
     graded = {section["normalized"]["category"]: section["normalized"]
               for section in doc["tasks"].values() if section.get("normalized")}
@@ -265,16 +268,20 @@ def why_lines(doc: dict[str, Any]) -> list[str]:
             if value is not None and value == 0:
                 out.append(f"{category}: not attempted, counts 0")
             continue
+        if graded[category].get("note"):
+            out.append(f"{category}: {graded[category]['note']}")
+            continue
         reasons = []
         for metric, part in graded[category]["parts"].items():
             floor, answer = _fmt(part["floor"]), part.get("floor_answer") or "chance"
             if part["normalized"] is None:
                 reasons.append(f"{metric} left out: its floor {floor} ({answer}) already "
                                f"reaches the ceiling {_fmt(part['ceiling'])}")
-            elif part["normalized"] == 0:
+            elif part["normalized"] <= 0:
                 reasons.append(f"{metric} {_fmt(part['score'])} is no better than its floor "
                                f"{floor} ({answer})")
-        if reasons and (value == 0 or any("left out" in r for r in reasons)):
+        if reasons and ((value is not None and value <= 0)
+                        or any("left out" in r for r in reasons)):
             out.append(f"{category}: " + "; ".join(reasons))
     return out
 
