@@ -9,12 +9,14 @@ score), and :func:`published` reads the table back for ``docs/baselines.md``.
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from icgbench.api.tables import load_table
+from icgbench.contract.json_schemas import NAME_LENGTH
 from icgbench.generator import get_variant
 from icgbench.model_free.answers import blocks, describe, made
 from icgbench.model_free.inputs import PanelInputs
@@ -31,6 +33,16 @@ def panel_inputs(data: CohortData) -> PanelInputs:
     return PanelInputs.from_tables(get_variant(data.variant), tables)
 
 
+def model_name(answer: str) -> str:
+    """The submission's model name of an answer: ``model_free_<answer>``, a long one (a rank
+    ensemble of many answers) cut and told apart by a digest of the whole."""
+    name = f"model_free_{answer}".replace(".", "_")
+    if len(name) <= NAME_LENGTH:
+        return name
+    digest = hashlib.sha256(answer.encode()).hexdigest()[:8]
+    return f"{name[:NAME_LENGTH - len(digest) - 1]}_{digest}"
+
+
 class ModelFree(ReferenceModel):
     """One answer of the panel wrapped as a model (a guess: its ``guess``-th submission;
     ``k``: the structure block's K, the answer's K* on the calibration cohort)."""
@@ -39,7 +51,7 @@ class ModelFree(ReferenceModel):
               "cross_host_generalization", "structure_recovery")
 
     def __init__(self, answer: str, guess: int = 0, k: int | None = None) -> None:
-        self.name = f"model_free_{answer}".replace(".", "_")
+        self.name = model_name(answer)
         self.description = describe(answer)
         self.answer, self.guess, self.k = answer, guess, k
 

@@ -36,7 +36,9 @@ RELEASE_VERSION = (r"^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)"
 #: digits first, then a few punctuation marks; no space, no control character.
 NAME_CHARS = "A-Za-z0-9._-"
 VERSION_CHARS = "A-Za-z0-9.+_-"
-MODEL_NAME = f"^[A-Za-z0-9][{NAME_CHARS}]{{0,63}}{END}"
+#: The longest model name (and version), in characters.
+NAME_LENGTH = 64
+MODEL_NAME = f"^[A-Za-z0-9][{NAME_CHARS}]{{0,{NAME_LENGTH - 1}}}{END}"
 MODEL_VERSION = f"^[A-Za-z0-9][{VERSION_CHARS}]{{0,63}}{END}"
 LANGUAGE = f"^[A-Za-z0-9](?:[A-Za-z0-9 .+#_-]{{0,30}}[A-Za-z0-9+#])?{END}"
 URL = f"^https?://[!-~]{{1,490}}{END}"
