@@ -18,6 +18,7 @@ from icgbench import contract
 from icgbench.api.tables import load_table
 from icgbench.cli import main
 from icgbench.errors import InvalidInputError, UsageError
+from icgbench.release.tiers import DATA_VERSION
 from icgbench.scorer import SubmissionInvalid, score, validate
 from scoring_helpers import perfect, template
 
@@ -205,8 +206,8 @@ def test_parallel_arrays_must_have_equal_lengths():
 
 @pytest.mark.parametrize("field, value, message", [
     ("variant_hash", "0123456789ab", 'is not the hash of variant "linear_lowhet"'),
-    ("data_version", "9.9.9", '/data_version: "9.9.9" is not the release\'s version "6.0.0" '
-     "(download or build release 9.9.9, or refit on this one)"),
+    ("data_version", "9.9.9", f'/data_version: "9.9.9" is not the release\'s version '
+     f'"{DATA_VERSION}" (download or build release 9.9.9, or refit on this one)'),
     ("seed", 5, "has no cohort (linear_lowhet, seed 5)"),
 ])
 def test_header_must_match_the_release(field, value, message):

@@ -17,6 +17,7 @@ import pytest
 from icgbench.cli import main
 from icgbench.release import sealed, tiers
 from icgbench.release.descriptor import load_descriptor
+from icgbench.release.tiers import DATA_VERSION
 from release_helpers import ROOT
 from sealed_helpers import sealed_release
 
@@ -61,7 +62,8 @@ def test_submission_template_writes_a_sealed_submission(at_release, tmp_path, ca
     assert main(["submission", "template", "--variant", "linear_lowhet", "--tier", "sealed",
                  "--out", str(out)]) == 0
     doc = json.loads(out.read_text())
-    assert (doc["tier"], doc["data_version"], doc["seed"]) == ("sealed", "6.0.0+sealed.1", 0)
+    assert (doc["tier"], doc["data_version"], doc["seed"]) == (
+        "sealed", f"{DATA_VERSION}+sealed.1", 0)
     assert doc["data_version"] == _descriptor(at_release).version == tiers.SEALED.version
     subjects = pq.read_table(at_release / tiers.SEALED.data_dir /
                              "linear_lowhet/seed0/subjects.parquet")

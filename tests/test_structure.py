@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
 
+from icgbench import __version__
 from icgbench.api.tables import load_table
 from icgbench.errors import InvalidInputError
 from icgbench.leaderboard import read_entries
@@ -108,7 +110,8 @@ def test_k_star_from_the_calibration_cohort_is_reused_unchanged(tmp_path):
         path.write_text(json.dumps(_structure_only(submission_doc("correlation", variant))))
         files[variant] = path
     with pytest.raises(InvalidInputError,
-                       match=r"add correlation 0\.5\.0's submission for that cohort first"):
+                       match=rf"add correlation {re.escape(__version__)}'s submission for that "
+                       "cohort first"):
         add(files["misspecified_signs"], board, tier="small")
     calibration = add(files["linear_lowhet"], board, tier="small")  # the calibration cohort
     other = add(files["misspecified_signs"], board, tier="small")

@@ -245,7 +245,7 @@ def _print_report(doc: dict[str, Any], args: argparse.Namespace) -> None:
     print("  summary: " + ", ".join(f"{k}={_fmt(s[k])}" for k in
                                      ("auroc", "r2_mean", "conformity", "auroc_target",
                                       "transfer_gap", "composite")))
-    overall = (f"overall=n/a ({s['overall_note']})" if s.get("overall_note")
+    overall = (f"overall=n/a ({s['overall_note']})" if s["overall"] is None
                else f"overall={_fmt(s['overall'])} (a category not attempted counts 0)")
     print("  normalized: " + ", ".join(f"{c}={_fmt(v)}" for c, v in s["normalized"].items())
           + f"; {overall}")
