@@ -5,8 +5,9 @@ Hand-made: three seeds of ``alpha`` (AUROC, AUPRC and the normalized Spearman's 
 0.7, 0.9) and two of ``beta`` (0.8, 0.8), every cohort's floors 0.5 and ceilings 1.0.
 Normalized over the three cohorts, alpha gains 0.1 + 0.2 + 0.4 = 0.7 of 1.5: 0.4667; beta
 0.3 + 0.3 + 0 (its missing cohort counts as the floor) = 0.6 of 1.5: 0.4, and it is partial
-(2 of 3 cohorts): listed after alpha whatever its mean. On the raw AUROC (``--metric auroc``), the mean over each model's
-own cohorts: beta 0.8 first, alpha 2.2 / 3 = 0.7333, sample std sqrt(0.42 / 18).
+(2 of 3 cohorts): listed after alpha whatever its mean. On the raw AUROC (``--metric
+auroc``), the mean over each model's own cohorts: beta 0.8 first, alpha 2.2 / 3 = 0.7333,
+sample std sqrt(0.42 / 18).
 """
 
 from __future__ import annotations
