@@ -6,7 +6,7 @@ sign-constrained and intervention-augmented MB-CNets, which follow the prior whe
 contradicts it; ``misspecified_signs_v2`` asks whether unconstrained recovery
 (``mbcnet_v0_1``) survives several prior errors; and ``responsive_dgp_conformity`` exposes a
 sign constraint that drives a coefficient to zero (a technically right sign with no
-response). Each claim is checked on the board's means over the full tier's five seeds.
+response). Each claim is checked on the board's means over the full tier's sixty seeds.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def _values() -> dict[tuple[str, str, str, str], list[float]]:
 
 def mean(model: str, variant: str, task: str, metric: str) -> float:
     values = _values()[(model, variant, task, metric)]
-    assert len(values) == 5, (model, variant, task, metric, len(values))
+    assert len(values) == 60, (model, variant, task, metric, len(values))
     return statistics.fmean(values)
 
 
