@@ -519,6 +519,9 @@ def test_the_documented_duckdb_query_gives_every_cohorts_event_rate(tier, reques
     assert len(rows) == len(d.cohorts()) == len(expected)
     assert [row[:4] for row in rows] == [e[:4] for e in expected]
     assert [row[4] for row in rows] == pytest.approx([e[4] for e in expected], abs=1e-12)
+    text = (ROOT / "docs" / "data.md").read_text()
+    documented = {"full": r"it gives (\d+) rows", "small": r"\((\d+) rows, seed 0\)"}[tier]
+    assert int(re.search(documented, text).group(1)) == len(rows)
 
 
 @pytest.mark.parametrize("tier", TIERS)

@@ -8,7 +8,7 @@ variant's seeds):
   (:func:`icgbench.tasks.normalized.aggregate`: a cohort a model has no entry for counts as
   its floor). A model covering fewer cohorts than the scope holds is **partial**: it is
   listed apart, after every model that covers them all, whatever its mean, so a model
-  graded on 5 of 30 cohorts never ranks above one graded on all 30.
+  graded on 60 of 360 cohorts never ranks above one graded on all 360.
 - a raw metric (:func:`rank_metric`, ``leaderboard show --metric``): the mean over the
   model's cohorts; ranked only when a model is needed to win it (``Metric.ranked``), else
   listed without places (ECE and the conformity shares a constant can win; the transfer

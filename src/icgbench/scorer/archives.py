@@ -28,7 +28,7 @@ from icgbench.io.untrusted import printable, shown
 from icgbench.release.archive import BoundedTarInfo, quoted_name, safe_member_name
 
 ARCHIVE_SUFFIXES = (".zip", ".tar", ".tar.gz", ".tgz")
-#: The most members read from one archive (a model's submissions are about thirty files).
+#: The most members read from one archive (a model's submissions on the full tier are 360 files).
 MAX_MEMBERS = 1024
 #: The most bytes unpacked from one archive in all.
 MAX_TOTAL_BYTES = 4 * 1024 ** 3
