@@ -107,12 +107,10 @@ def register(commands: argparse._SubParsersAction) -> None:
                        "within a cohort (a bootstrap over the held-out subjects of --sample "
                        "seeds per variant) and between cohorts, and the detectable "
                        "difference of other board shapes is projected (docs/baselines.md).")
-    p.add_argument("--dir", type=Path, default=None,
-                   help="board folder (default: the repository's leaderboard/)")
+    _board_folder(p)
     p.add_argument("--resamples", type=non_negative_int, default=0,
                    help="bootstrap draws per cohort (default 0: no split, no projection)")
-    p.add_argument("--sample", type=positive_int, default=2,
-                   help="seeds per variant bootstrapped (default 2)")
+    _sample(p)
     p.add_argument("--json", action="store_true", help="print only JSON")
     p.set_defaults(func=run_power)
 
@@ -123,12 +121,10 @@ def register(commands: argparse._SubParsersAction) -> None:
                        "the metric on one cohort (a bootstrap of each fitted reference on "
                        "--sample cohorts per variant) and of the variant's pooled mean "
                        "(docs/baselines.md).")
-    p.add_argument("--dir", type=Path, default=None,
-                   help="board folder (default: the repository's leaderboard/)")
+    _board_folder(p)
     p.add_argument("--resamples", type=positive_int, default=50,
                    help="bootstrap draws per cohort (default 50)")
-    p.add_argument("--sample", type=positive_int, default=2,
-                   help="cohorts per variant bootstrapped (default 2)")
+    _sample(p)
     p.add_argument("--json", action="store_true", help="print only JSON")
     p.set_defaults(func=run_spans)
 
@@ -156,14 +152,12 @@ def register(commands: argparse._SubParsersAction) -> None:
                        "(icgbench bench report)` (power, spans, attacks, floors, methods, "
                        "seed) from a board and the full tier, as `bench power`, `bench "
                        "spans` and `bench attacks` compute them.")
-    p.add_argument("--dir", type=Path, default=None,
-                   help="board folder (default: the repository's leaderboard/)")
+    _board_folder(p)
     p.add_argument("--out", type=Path, default=Path("docs/baselines.md"),
                    help="the page to rewrite in place (default docs/baselines.md)")
     p.add_argument("--resamples", type=positive_int, default=20,
                    help="bootstrap draws per cohort for power and spans (default 20)")
-    p.add_argument("--sample", type=positive_int, default=2,
-                   help="cohorts per variant bootstrapped (default 2)")
+    _sample(p)
     p.add_argument("--draws", type=positive_int, default=1000,
                    help="draws of the random reversal guess (default 1000)")
     p.set_defaults(func=run_report)
@@ -173,6 +167,16 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--out", type=Path, default=Path("docs/baselines.md"),
                    help="the page to write (default docs/baselines.md)")
     p.set_defaults(func=run_baselines)
+
+
+def _board_folder(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--dir", type=Path, default=None,
+                   help="board folder (default: the repository's leaderboard/)")
+
+
+def _sample(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--sample", type=positive_int, default=2,
+                   help="cohorts (seeds) per variant bootstrapped (default 2)")
 
 
 def model_arg(text: str) -> str:

@@ -102,14 +102,10 @@ def blocks(inputs: PanelInputs, p: Prediction, k: int | None = None) -> Blocks:
 def ranks(values: np.ndarray) -> np.ndarray:
     """Average ranks scaled into (0, 1): a probability that orders subjects as ``values``
     does (NaN last)."""
+    from icgbench.tasks.metrics import average_ranks
+
     x = np.where(np.isnan(values), -np.inf, values)
-    order = np.argsort(x, kind="stable")
-    sorted_x = x[order]
-    first = np.r_[0, np.flatnonzero(sorted_x[1:] != sorted_x[:-1]) + 1]
-    last = np.r_[first[1:], len(x)]
-    out = np.empty(len(x))
-    out[order] = np.repeat((first + last + 1) / 2.0, last - first)
-    return out / (len(x) + 1)
+    return average_ranks(x) / (len(x) + 1)
 
 
 def _sizes(inputs: PanelInputs) -> dict[str, int]:
