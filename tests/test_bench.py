@@ -46,7 +46,7 @@ def test_sweep_writes_per_seed_and_summary(small_sweep):
     assert (out / "per_seed.csv").read_text() == per_seed.to_csv(index=False)
     assert json.loads((out / "sweep.json").read_text())["cells"] == 6
     rnd = summary[summary.model == "random"]
-    assert (rnd["summary.overall_mean"] == 0.0).all()  # below the model-free floor: 0
+    assert (rnd["summary.overall_mean"].dropna() < 0.0).all()  # below the model-free floor
     fitted = summary[summary.model == "logistic_direct"]
     assert fitted["summary.normalized_risk_mean"].mean() > 0.1  # above the floor
 

@@ -60,8 +60,8 @@ def test_entries_follow_the_entry_schema(board):
                                      f"{e.variant_name}__seed0.json.gz")
         assert (board / e.submission_path).read_bytes()[:2] == b"\x1f\x8b"
         assert set(e.scores["risk_prediction"]) == {
-            "auroc", "auprc", "brier", "ece", "auroc__floor", "auroc__ceiling",
-            "auprc__floor", "auprc__ceiling"}
+            "spearman_reachable", "auroc", "auprc", "brier", "ece",
+            "spearman_reachable__floor", "spearman_reachable__ceiling"}
     assert (board / CSV_NAME).read_bytes() == csv_text(entries).encode()
     assert json.loads((board / JSON_NAME).read_text())["tier"] == "small"
 

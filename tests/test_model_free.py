@@ -175,15 +175,30 @@ def _board_by_variant():
     return out
 
 
+#: Where the board's complete reference is not above the floor (docs/models.md): transfer on
+#: two variants, where a rank ensemble of model-free rules ranks the target subjects better.
+COMPLETE_BELOW_FLOOR = {("linear_lowhet", "transfer"), ("nonlinear_obs", "transfer")}
+WELL_SPECIFIED = ("linear_lowhet", "nonlinear_mixhost", "partial_observability",
+                  "nonlinear_obs")
+MISSPECIFIED = ("misspecified_signs", "misspecified_signs_v2")
+
+
 @pytest.mark.slow
-def test_the_complete_reference_is_above_the_floor_in_every_variant_and_category():
-    """mbcnet_boosted, the board's complete reference, beats the model-free floor in every
-    category on every variant; so does, per variant and category, the best reference."""
+def test_each_references_margin_over_the_floor_is_what_the_docs_say():
+    """docs/models.md, *What each model earns over the floor*, on the committed board:
+    mbcnet_boosted is above the floor in every variant and category but the two named;
+    mbcnet_v0_1 and mbcnet_sign_constrained are below it on interventions where the prior
+    is right and above it where the prior is wrong; logistic_direct transfers worse than
+    the floor on every variant."""
     board = _board_by_variant()
-    fitted = {m: v for m, v in board.items() if m != "random"}
-    variants = sorted(next(iter(fitted.values())))
-    complete = fitted["mbcnet_boosted"]
-    assert all(value > 0 for v in variants for value in complete[v].categories.values())
+    complete = board["mbcnet_boosted"]
+    below = {(v, c) for v, scores in complete.items()
+             for c, value in scores.categories.items() if value <= 0}
+    assert below == COMPLETE_BELOW_FLOOR
+    for model in ("mbcnet_v0_1", "mbcnet_sign_constrained"):
+        assert all(board[model][v].categories["intervention"] < 0 for v in WELL_SPECIFIED)
+        assert all(board[model][v].categories["intervention"] > 0 for v in MISSPECIFIED)
+    assert all(s.categories["transfer"] < 0 for s in board["logistic_direct"].values())
 
 
 #: A column whose coefficients on the states line up with the cohort's outcome weights this

@@ -87,7 +87,7 @@ test_that("the full tier's files are read when present", {
     skip("the full tier is not built (icgbench data build --tier full)")
   }
   full <- icg_release(root, "full")
-  expect_equal(unique(icg_cohorts(full)$seed), 1:5)
+  expect_equal(unique(icg_cohorts(full)$seed), 1:60)
   expect_error(icg_read_table(full, "subjects", "linear_lowhet"), "name one")
-  expect_equal(nrow(icg_read_table(full, "train_outcomes", "linear_lowhet", seed = 2)), 3000)
+  expect_equal(nrow(icg_read_table(full, "train_outcomes", "linear_lowhet", seed = 2)), 600)
 })

@@ -71,7 +71,9 @@ def numbered(prefix: str, start: int, stop: int, width: int = 6) -> pa.Array:
     by Arrow's kernels (no Python string per row)."""
     digits = pc.utf8_lpad(pc.cast(array(np.arange(start, stop, dtype=np.int64)), pa.string()),
                           width=width, padding="0")
-    return pc.binary_join_element_wise(repeated(prefix, stop - start), digits, "")
+    # the separator as an Arrow scalar: a Python str would make pyarrow import pandas
+    return pc.binary_join_element_wise(repeated(prefix, stop - start), digits,
+                                       strings([""])[0])
 
 
 def masked(values: np.ndarray, validity: tuple[pa.Buffer | None, int]) -> pa.Array:
