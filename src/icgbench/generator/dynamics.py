@@ -113,6 +113,12 @@ def simulate_dynamics(
     noise = rng("process_noise").standard_normal((n, months, len(STATES)))
     noise *= np.array([mech.PROCESS_NOISE_SD[s] for s in STATES])
     frailty = variant.frailty_sd * rng("frailty").standard_normal(n)
+    confounder = (rng("confounder").standard_normal(n) if mechanism.confounded
+                  else np.zeros(n))
+    # a confounded state's monthly push, in its risk-raising direction, and the factor's
+    # log-hazard term, which acts through no state
+    push = {s: step * mech.PRIOR_SIGNS[s] * confounder for s, step, _ in mechanism.confounded}
+    hidden = sum((c * confounder for _, _, c in mechanism.confounded), np.zeros(n))
     clone0 = mech.CLONE_INITIAL * np.exp(
         mech.CLONE_INITIAL_LOG_SD * rng("clone_initial").standard_normal(n)
     )
@@ -193,6 +199,10 @@ def simulate_dynamics(
     snapshot(0)
     for t in range(1, months + 1):
         e = noise[:, t - 1, :]
+        if push:
+            e = e.copy()
+            for s_, p_ in push.items():
+                e[:, _S[s_]] += p_
         season = 1.0 + mech.DOSE_SEASONAL_AMPLITUDE * np.sin(2.0 * np.pi * (t / 12.0 + phase))
         d = pop.dose * season * pulses[:, t - 1]
 
@@ -238,7 +248,7 @@ def simulate_dynamics(
 
         if risk_scale is not None:
             lr = sum(beta_std[j] * seen(s) for j, s in enumerate(STATES) if beta_std[j]) - offset
-            hazard_sum += np.exp(lr)
+            hazard_sum += np.exp(lr + hidden) if push else np.exp(lr)
         snapshot(t)
 
     states = np.stack(rec_states)

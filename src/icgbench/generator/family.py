@@ -77,6 +77,12 @@ KCC_SPREAD = (0.4, 2.5)
 #: The range (log-uniform) a prior's nominal outcome weight is multiplied by: a cohort's
 #: effects on risk can be a quarter or four times what the prior says.
 OUTCOME_SPREAD = (0.25, 4.0)
+#: A hidden confounder's strength (uniform): its push on a confounded state, in the state's
+#: sds at the end of follow-up per sd of the factor (:func:`.reference.cohort_mechanism`
+#: makes it a monthly step), and its log-hazard coefficient (per sd of the factor, lowering
+#: the hazard).
+CONFOUNDER_STATE_GAIN = (1.0, 2.0)
+CONFOUNDER_HAZARD = (2.0, 3.0)
 #: The typical magnitude of an off-target KCC weight (inside the exposure drive, as the
 #: skeleton's 0.3-0.8).
 OFF_TARGET_WEIGHT = 0.55
@@ -200,6 +206,8 @@ class Mechanism:
     state_parents: tuple[tuple[str, tuple[tuple[str, float], ...]], ...]
     risk_beta: tuple[float, ...]
     flipped: tuple[str, ...]
+    #: (state, gain, hazard coefficient) of each state a hidden factor confounds.
+    confounded: tuple[tuple[str, float, float], ...] = ()
 
     def inputs(self, state: str) -> dict[str, float]:
         """KCC -> weight inside ``state``'s exposure drive."""
@@ -231,8 +239,11 @@ class Mechanism:
 
     def digest(self) -> str:
         """First 12 hex characters of SHA-256 over the mechanism's canonical JSON."""
-        text = json.dumps([self.kcc_input, self.host_routes, self.state_parents,
-                           self.risk_beta, self.flipped], separators=(",", ":"))
+        parts = [self.kcc_input, self.host_routes, self.state_parents, self.risk_beta,
+                 self.flipped]
+        if self.confounded:  # absent before hidden confounding: earlier digests hold
+            parts.append(self.confounded)
+        text = json.dumps(parts, separators=(",", ":"))
         return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
 
 
@@ -340,7 +351,31 @@ def draw_mechanism(variant: Variant, seed: Seed) -> Mechanism:
         state_parents=tuple((s, tuple(parents[s])) for s in STATES if s in parents),
         risk_beta=tuple(beta[s] for s in STATES),
         flipped=flips,
+        confounded=_draw_confounded(variant, rng),
     )
+
+
+def _uniform(bounds: tuple[float, float], u: float) -> float:
+    return bounds[0] + (bounds[1] - bounds[0]) * float(u)
+
+
+def _draw_confounded(variant: Variant, rng: np.random.Generator
+                     ) -> tuple[tuple[str, float, float], ...]:
+    """``variant.n_confounded`` of its confound candidates with their strengths, in STATES
+    order; drawn after every other draw of the stream, and only where the variant has a
+    confounder, so no other cohort's mechanism moves."""
+    if not variant.n_confounded:
+        return ()
+    order = rng.permutation(len(variant.confound_candidates))
+    chosen = {variant.confound_candidates[i] for i in order[: variant.n_confounded]}
+    strengths = rng.random((len(variant.confound_candidates), 2))
+    out = []
+    for i, state in enumerate(variant.confound_candidates):
+        if state in chosen:
+            gain = _uniform(CONFOUNDER_STATE_GAIN, strengths[i, 0])
+            hazard = _uniform(CONFOUNDER_HAZARD, strengths[i, 1])
+            out.append((state, _published(gain), _published(-hazard)))
+    return tuple(sorted(out, key=lambda c: STATES.index(c[0])))
 
 
 def _factor(c: Candidate, u: float, reversed_: bool = False) -> float:

@@ -266,7 +266,7 @@ def cohort_mechanism(variant: Variant, seed: Seed) -> Mechanism:
     However many states act on the event and with whatever drawn weights, every cohort's
     risk is then about equally spread, so the frailty weighs the same in every cohort.
     """
-    drawn = draw_mechanism(variant, seed)
+    drawn = _confounder_in_units(variant, draw_mechanism(variant, seed))
     unit = _unit_scale(variant, drawn, variant.months)
     end = _reference_end_states(variant, drawn, variant.months)
     z = (end - unit.mean[:, None]) / unit.sd[:, None]
@@ -276,6 +276,26 @@ def cohort_mechanism(variant: Variant, seed: Seed) -> Mechanism:
         latent += beta[j] * z[j]
     factor = LATENT_RISK_SD / float(exact_sd(latent[None, :])[0])
     return replace(drawn, risk_beta=tuple(float(b) for b in _published(beta * factor)))
+
+
+def _confounder_in_units(variant: Variant, drawn: Mechanism) -> Mechanism:
+    """The drawn confounder gains made monthly pushes on the states' own scale: the step
+    that shifts the state at the end of follow-up on the reference population by ``gain``
+    times its sd there without the confounder, per sd of the hidden factor (the shift a unit
+    step gives is measured on the same population: retention and repair vary by subject)."""
+    if not drawn.confounded:
+        return drawn
+    without = replace(drawn, confounded=())
+    end = _reference_end_states(variant, without, variant.months)
+    sd = exact_sd(end)
+    unit = replace(drawn, confounded=tuple((s, 1.0, h) for s, _, h in drawn.confounded))
+    moved = _reference_end_states(variant, unit, variant.months) - end
+    pushes = []
+    for state, gain, hazard in drawn.confounded:
+        j = STATES.index(state)
+        per_step = float(exact_sd(moved[j:j + 1])[0])
+        pushes.append((state, float(_published(gain * sd[j] / per_step)), hazard))
+    return replace(drawn, confounded=tuple(pushes))
 
 
 def write_solved_roots(cohorts: list[tuple[Variant, int]]) -> Path:

@@ -64,6 +64,8 @@ class Variant:
     module_gain_log_sd: float
     flip_candidates: tuple[str, ...]
     n_flips: int
+    confound_candidates: tuple[str, ...]
+    n_confounded: int
     frailty_sd: float
     target_prevalence: float
     months: int
@@ -73,8 +75,12 @@ class Variant:
     n_target: int
 
     def canonical_json(self) -> str:
-        """The variant's fields as canonical JSON (sorted keys, no whitespace)."""
-        return json.dumps(asdict(self), sort_keys=True, separators=(",", ":"))
+        """The variant's fields as canonical JSON (sorted keys, no whitespace). A field added
+        after release 7.0 (:data:`ADDED_LATER`) enters only where it differs from its
+        neutral value, so every earlier variant keeps its hash, its streams and its bytes."""
+        fields_ = {k: v for k, v in asdict(self).items()
+                   if k not in ADDED_LATER or v != ADDED_LATER[k]}
+        return json.dumps(fields_, sort_keys=True, separators=(",", ":"))
 
     @property
     def variant_hash(self) -> str:
@@ -83,10 +89,14 @@ class Variant:
 
     def as_dict(self) -> dict[str, Any]:
         """All fields plus the hash, JSON-ready (tuples become lists)."""
-        out = json.loads(self.canonical_json())
+        out = json.loads(json.dumps(asdict(self)))
         out["variant_hash"] = self.variant_hash
         return {k: out[k] for k in [f.name for f in fields(self)] + ["variant_hash"]}
 
+
+#: Fields added after release 7.0, with their neutral value (the value every variant had
+#: before the field existed).
+ADDED_LATER: dict[str, Any] = {"confound_candidates": (), "n_confounded": 0}
 
 _BASE = dict(
     coupling="linear",
@@ -115,6 +125,8 @@ _BASE = dict(
     module_gain_log_sd=0.10,
     flip_candidates=(),
     n_flips=0,
+    confound_candidates=(),
+    n_confounded=0,
     frailty_sd=0.5,
     target_prevalence=0.30,
     months=24,
@@ -134,7 +146,8 @@ _NONLINEAR_MIXHOST = dict(
 )
 
 
-#: The states whose outcome sign a misspecified variant may flip (each cohort draws which).
+#: The states whose outcome sign a misspecified variant may flip (each cohort draws which),
+#: and the states a hidden confounder may act on (the same four: the mirror design).
 FLIP_CANDIDATES = ("DNA_adducts", "immune_clearance", "epigenetic_age", "proliferation")
 
 
