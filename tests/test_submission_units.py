@@ -187,10 +187,18 @@ def test_a_zip_bomb_and_a_link_are_refused(tmp_path, capsys):
 
 
 def test_the_docs_state_the_archive_bounds_the_code_applies():
-    from icgbench.scorer.archives import ARCHIVE_SUFFIXES, MAX_MEMBERS, MAX_TOTAL_BYTES
+    from icgbench.scorer.archives import (
+        ARCHIVE_SUFFIXES,
+        MAX_DIRECTORY_BYTES,
+        MAX_MEMBERS,
+        MAX_SKIPPED_BYTES,
+        MAX_TOTAL_BYTES,
+    )
 
     text = " ".join((Path(__file__).parents[1] / "docs" / "submission.md").read_text().split())
     assert f"at most {MAX_MEMBERS:,} members and {MAX_TOTAL_BYTES // 2**30} GiB unpacked" in text
+    assert f"Members passed over hold at most {MAX_SKIPPED_BYTES // 2**20} MiB in all" in text
+    assert f"central directory (at most {MAX_DIRECTORY_BYTES // 2**20} MiB)" in text
     assert ", ".join(f"`{s}`" for s in ARCHIVE_SUFFIXES) in text
 
 

@@ -120,8 +120,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     for stream in (sys.stdout, sys.stderr):  # a message may quote undecodable input
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
-    with printable_streams(), _logging_restored():
+    with printable_streams(), _logging_restored(), _terminated_cleanly():
         return _main(argv)
+
+
+@contextlib.contextmanager
+def _terminated_cleanly() -> Iterator[None]:
+    """SIGTERM ends the command as an exception would (exit 143), so that its temporary
+    folders and half-written files are removed on the way out; where the process has its
+    own handler, or this is not the main thread, nothing changes."""
+    import signal
+    import threading
+
+    if (threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL):
+        yield
+        return
+
+    def terminate(signum: int, frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 @contextlib.contextmanager

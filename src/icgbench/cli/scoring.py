@@ -164,9 +164,10 @@ def run_score(args: argparse.Namespace) -> int:
     with unpacked() as folder:
         unit = inputs.submission_files(args.files, folder, args.max_bytes)
         files = unit.files
-        results = [_grade_file(file, args, _beside_archive(file, unit.archive_of.get(file))
-                               if several else args.out)
-                   for file in files]
+        outs = [_beside_archive(file, unit.archive_of.get(file)) if several else args.out
+                for file in files]
+        _refuse_shared_reports(files, outs, unit.archive_of)
+        results = [_grade_file(file, args, out) for file, out in zip(files, outs, strict=True)]
     if args.json:
         documents = [document for _, document, _ in results]
         print_json(documents if several else documents[0])
@@ -194,6 +195,23 @@ def unpacked() -> Iterator[Path]:
 
     with tempfile.TemporaryDirectory(prefix="icgbench-unpacked-") as folder:
         yield Path(folder)
+
+
+def _refuse_shared_reports(files: list[Path], outs: list[Path | None],
+                           archive_of: dict[Path, Path]) -> None:
+    """A UsageError, before anything is written, where two submissions would write one
+    report (``x.json`` beside ``x.json.gz``, a file named twice): one would overwrite the
+    other."""
+    seen: dict[Path, Path | str] = {}
+    for file, out in zip(files, outs, strict=True):
+        report = (out or _default_report_path(file)).resolve()
+        archive = archive_of.get(file)
+        shown_as = file if archive is None else f"{archive} (member {file.name})"
+        if report in seen:
+            raise UsageError(f"{printable(str(seen[report]))} and {printable(str(shown_as))} "
+                             f"would both write {printable(str(report.name))}: score them "
+                             "apart (--out), or rename one")
+        seen[report] = shown_as
 
 
 def _beside_archive(file: Path, archive: Path | None) -> Path | None:

@@ -10,7 +10,11 @@ does, so what unpacking it may cost is bounded before anything is written: at mo
 :data:`MAX_TOTAL_BYTES` in all. Links, devices, names that would leave the folder, and two
 submissions of one name are refused; tar headers are read with the release archives'
 bounds (:class:`icgbench.release.archive.BoundedTarInfo`). Other members (a README) are
-passed over.
+passed over, and bounded too: a compressed tar stream is decompressed to pass over a
+member, so each passed-over member may be at most :data:`MAX_SKIPPED_BYTES` (its header
+says how large it is before any of it is read), and all of them together as much; a zip
+member is never opened to be passed over. A zip's member count is read from its end
+record before its central directory is, and an encrypted member is refused.
 """
 
 from __future__ import annotations
@@ -32,7 +36,14 @@ ARCHIVE_SUFFIXES = (".zip", ".tar", ".tar.gz", ".tgz")
 MAX_MEMBERS = 1024
 #: The most bytes unpacked from one archive in all.
 MAX_TOTAL_BYTES = 4 * 1024 ** 3
+#: The largest zip central directory read (a member's entry is 46 bytes and its name).
+MAX_DIRECTORY_BYTES = MAX_MEMBERS * 1024
+#: The most bytes of members that are not submissions (a README, a licence) passed over.
+MAX_SKIPPED_BYTES = 16 * 1024 ** 2
 CHUNK = 1 << 20
+#: A zip's end-of-central-directory record: its signature, its size, and the longest comment
+#: that may follow it.
+_EOCD, _EOCD_SIZE, _MAX_COMMENT = b"PK\x05\x06", 22, 0xFFFF
 
 
 def is_archive(path: Path) -> bool:
@@ -47,18 +58,35 @@ def unpack_submissions(archive: Path, into: Path, is_submission_name: Callable[[
     into.mkdir(parents=True)
     where = printable(str(archive))
     written: dict[str, Path] = {}
-    total = 0
+    total = skipped = 0
+    too_many = InvalidInputError(f"{where}: more than {MAX_MEMBERS} members; an archive of "
+                                 "one model's submissions holds a few hundred at most")
     try:
-        for count, (name, kind, source) in enumerate(_members(archive), start=1):
+        if archive.name.lower().endswith(".zip"):
+            entries, directory = _zip_directory(archive)
+            if entries > MAX_MEMBERS:
+                raise too_many
+            if directory > MAX_DIRECTORY_BYTES:
+                raise InvalidInputError(f"{where}: its central directory is {directory} bytes "
+                                        f"(at most {MAX_DIRECTORY_BYTES} for {MAX_MEMBERS} "
+                                        "members)")
+        for count, (name, kind, size, source) in enumerate(_members(archive), start=1):
             if count > MAX_MEMBERS:
-                raise InvalidInputError(f"{where}: more than {MAX_MEMBERS} members; an archive "
-                                        "of one model's submissions holds a few dozen")
+                raise too_many
             base = PurePosixPath(name).name
             if not is_submission_name(Path(base)):
+                skipped += size
+                if skipped > MAX_SKIPPED_BYTES:
+                    raise InvalidInputError(
+                        f"{where}: its members that are not submissions (the last "
+                        f"{quoted_name(name)}) hold more than {MAX_SKIPPED_BYTES} bytes")
                 continue
             if not safe_member_name(name):
                 raise InvalidInputError(f"{where}: member {quoted_name(name)} would leave the "
                                         "folder it is unpacked into")
+            if kind == "encrypted":
+                raise InvalidInputError(f"{where}: member {quoted_name(name)} is encrypted; "
+                                        "pack the submissions without a password")
             if kind != "file":
                 raise InvalidInputError(f"{where}: member {quoted_name(name)} is a {kind}, not a "
                                         "regular file")
@@ -83,22 +111,42 @@ def unpack_submissions(archive: Path, into: Path, is_submission_name: Callable[[
     return [written[name] for name in sorted(written)]
 
 
-def _members(archive: Path) -> Iterator[tuple[str, str, Callable[[], BinaryIO | None]]]:
-    """(name, kind, opener) of each member: kind is "file", "link", "folder" or "special"."""
+def _zip_directory(archive: Path) -> tuple[int, int]:
+    """(members, central directory bytes) a zip's end record declares, read before zipfile
+    reads the directory itself (a zip64 archive's 0xFFFF and 0xFFFFFFFF count as that
+    large); (0, 0) where no record is found (zipfile then says what is wrong)."""
+    with open(archive, "rb") as f:
+        f.seek(0, 2)
+        length = f.tell()
+        start = max(0, length - _EOCD_SIZE - _MAX_COMMENT)
+        f.seek(start)
+        tail = f.read()
+    at = tail.rfind(_EOCD)
+    if at < 0 or len(tail) - at < _EOCD_SIZE:
+        return 0, 0
+    return (int.from_bytes(tail[at + 10:at + 12], "little"),
+            int.from_bytes(tail[at + 12:at + 16], "little"))
+
+
+def _members(archive: Path
+             ) -> Iterator[tuple[str, str, int, Callable[[], BinaryIO | None]]]:
+    """(name, kind, size, opener) of each member: kind is "file", "link", "folder" or
+    "special"; size is the member's declared (uncompressed) size."""
     if archive.name.lower().endswith(".zip"):
         with zipfile.ZipFile(archive) as z:
             for info in z.infolist():
                 mode = info.external_attr >> 16
                 kind = ("folder" if info.is_dir() else
                         "link" if (mode & 0o170000) == 0o120000 else
+                        "encrypted" if info.flag_bits & 0x1 else
                         "file" if (mode & 0o170000) in (0, 0o100000) else "special")
-                yield info.filename, kind, (lambda info=info: z.open(info))
+                yield info.filename, kind, info.file_size, (lambda info=info: z.open(info))
         return
     with tarfile.open(archive, mode="r:*", tarinfo=BoundedTarInfo) as tar:
         for member in tar:
             kind = ("file" if member.isfile() else "folder" if member.isdir() else
                     "link" if member.issym() or member.islnk() else "special")
-            yield member.name, kind, (lambda member=member: tar.extractfile(member))
+            yield member.name, kind, member.size, (lambda member=member: tar.extractfile(member))
 
 
 def _copy_bounded(source: BinaryIO | None, target: Path, max_bytes: int, what: str) -> int:

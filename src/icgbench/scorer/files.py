@@ -47,7 +47,7 @@ def submission_files(paths: Iterable[Path], unpack_into: Path | None = None,
     from icgbench.scorer.parse import DEFAULT_MAX_BYTES
 
     out = Submissions()
-    for path in map(Path, paths):
+    for index, path in enumerate(map(Path, paths)):
         if path.is_dir() and not path.is_symlink():
             found = sorted(p for p in path.iterdir()
                            if is_submission_name(p) and p.is_file() and not p.is_symlink())
@@ -62,7 +62,7 @@ def submission_files(paths: Iterable[Path], unpack_into: Path | None = None,
             if unpack_into is None:
                 raise UsageError(f"{printable(str(path))}: an archive needs a folder to be "
                                  "unpacked into")
-            folder = unpack_into / str(len(set(out.archive_of.values()))) / path.name
+            folder = unpack_into / str(index) / path.name  # one per argument: named twice ok
             unpacked = unpack_submissions(path, folder, is_submission_name,
                                           DEFAULT_MAX_BYTES if max_bytes is None else max_bytes)
             out.files.extend(unpacked)
