@@ -159,5 +159,20 @@ def test_bibtex_escapes_what_a_descriptor_could_hold():
     assert r"A\_b \& 100\% \{odd\} \#1 /x" in fields["title"]
 
 
+def test_a_homepage_cannot_inject_a_bibtex_field(capsys, tmp_path, monkeypatch):
+    """Issue 49, item 12: a descriptor's homepage went into BibTeX unescaped, so a closing
+    brace in it could add a field of the descriptor's choosing."""
+    document = json.loads(DESCRIPTORS["small"].read_text())
+    document["homepage"] = "https://example.org/x},note={injected}%20ok\\y"
+    (tmp_path / "datapackage.json").write_text(json.dumps(document))
+    monkeypatch.setenv("ICGBENCH_RELEASE", str(tmp_path))
+    out, _ = _cite(capsys)
+    _, _, fields = parse_bibtex(out)
+    assert fields["url"] == "https://example.org/x%7D,note=%7Binjected%7D%20ok%5Cy"
+    assert "injected" not in fields["note"] and fields["note"].startswith("Synthetic data")
+    out, _ = _cite(capsys, "--format", "cff")
+    assert _validate_cff(out)["repository-code"] == fields["url"]
+
+
 def test_the_cli_reference_lists_data_cite():
     assert "icgbench data cite" in (ROOT / "docs" / "cli.md").read_text()

@@ -46,12 +46,24 @@ def doi(document: dict[str, Any]) -> str | None:
     return match.group(1) if match else None
 
 
+#: What stays as written in a cited address; anything else (braces, a backslash, a quote,
+#: percent signs not part of an escape) is percent-encoded, so that neither BibTeX nor YAML
+#: can read a field out of it.
+_URL_SAFE = ":/?&=+-._~!$'()*,;@[]#"
+
+
 def homepage(document: dict[str, Any]) -> str | None:
     """Where the release is published (the descriptor's Data Package ``homepage``), if it
-    names an http(s) address: a citation states no address the release does not record."""
+    names an http(s) address: a citation states no address the release does not record.
+    A character that could end a BibTeX field or start a LaTeX command is percent-encoded
+    (``{`` becomes ``%7B``); an existing escape (``%20``) is kept."""
+    from urllib.parse import quote
+
     value = document.get("homepage")
-    ok = isinstance(value, str) and re.match(r"^https?://[!-~]+$", value)
-    return value if ok else None
+    if not (isinstance(value, str) and re.match(r"^https?://[!-~]+$", value)):
+        return None
+    parts = re.split(r"(%[0-9A-Fa-f]{2})", value)
+    return "".join(p if i % 2 else quote(p, safe=_URL_SAFE) for i, p in enumerate(parts))
 
 
 def creators(document: dict[str, Any]) -> list[str]:
