@@ -167,3 +167,34 @@ def test_a_sigterm_while_unpacking_leaves_no_temporary_folder(tmp_path):
     assert proc.returncode == 143, err
     assert b"Traceback" not in err
     assert not list(scratch.glob("icgbench-unpacked-*"))
+
+
+@pytest.mark.parametrize("command", ["score --out", "score beside", "template", "publish",
+                                     "generate"])
+def test_no_command_writes_into_a_board_folder(tmp_path, capsys, command):
+    """Issue 49, item 13: these wrote into a board folder, refused only at the next
+    verify (the files are strays there)."""
+    board = tmp_path / "board"
+    (board / "submissions").mkdir(parents=True)
+    (board / "leaderboard.json").write_text('{"schema_version": "0.2", "tier": "small", '
+                                            '"entries": []}')
+    stored = board / "submissions" / "mine.json"
+    stored.write_bytes(_submission_bytes(tmp_path))
+    argv = {"score --out": ["score", str(_outside(tmp_path)), "--out",
+                            str(board / "r.json")],
+            "score beside": ["score", str(stored)],
+            "template": ["submission", "template", "--variant", "linear_lowhet", "--out",
+                         str(board / "t.json")],
+            "publish": ["data", "publish", "--outdir", str(board / "pub")],
+            "generate": ["generate", "--variant", "linear_lowhet", "--seed", "1",
+                         "--n-subjects", "20", "--outdir", str(board / "cohort")]}[command]
+    before = sorted(p.relative_to(board) for p in board.rglob("*"))
+    code, out = _run(capsys, *argv)
+    assert code == 2 and "lies inside the leaderboard" in out, out
+    assert sorted(p.relative_to(board) for p in board.rglob("*")) == before
+
+
+def _outside(tmp_path: Path) -> Path:
+    path = tmp_path / "outside.json"
+    path.write_bytes(_submission_bytes(tmp_path))
+    return path

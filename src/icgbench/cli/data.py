@@ -286,8 +286,10 @@ def _verify_publication(args: argparse.Namespace, d, start: float) -> int:
 
 def run_publish(args: argparse.Namespace) -> int:
     from icgbench.api.tables import tier_descriptor
+    from icgbench.io.paths import outside_boards
     from icgbench.release import publish
 
+    outside_boards(args.outdir)
     d = tier_descriptor(args.tier)
     start = time.perf_counter()
     out = publish.publish(d, args.outdir)

@@ -72,7 +72,9 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     log.info("simulating %s seed %d: %d subjects, %d months, %d shard(s)", variant.name,
              args.seed, sum(sizes.values()), months, len(shards))
-    required(args.outdir, "--outdir")
+    from icgbench.io.paths import outside_boards
+
+    outside_boards(required(args.outdir, "--outdir"))
     with replaced_dir(args.outdir, "generate", marker=MANIFEST) as stage:
         largest_block = min(max(sizes.values()), request.block_size)
         problem = (disk_problem(sum(sizes.values()), months, stage)

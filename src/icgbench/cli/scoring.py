@@ -231,9 +231,11 @@ def _grade_file(file: Path, args: argparse.Namespace, out: Path | None
     """(exit code, the report or the invalid verdict, the report's path) of one file; the
     report is written."""
     from icgbench.io.atomic import check_output, write_text
+    from icgbench.io.paths import outside_boards
     from icgbench.scorer import SubmissionInvalid, score
 
     out = check_output(out or _default_report_path(file), [file], "report")
+    outside_boards(out.parent, "the report's folder")
     try:
         report = score(file, tier=args.tier, root=args.release, max_bytes=args.max_bytes,
                        structure_k=args.structure_k,
@@ -311,11 +313,13 @@ def _fmt(value: object) -> str:
 def run_template(args: argparse.Namespace) -> int:
     from icgbench.api.template import build_template
     from icgbench.io.atomic import check_output, write_text
+    from icgbench.io.paths import outside_boards
     from icgbench.release.locate import require_tier
 
     require_tier(args.tier)
     inputs = release_files(args.tier)
     check_output(args.out, inputs, "template")
+    outside_boards(Path(args.out).parent, "--out's folder")
     doc = build_template(variant_arg(args.variant).name, args.seed, args.tier)
     write_text(args.out, json.dumps(doc, allow_nan=False) + "\n", inputs)
     print(f"wrote a {doc['variant']} seed {doc['seed']} template with every block to {args.out}")
