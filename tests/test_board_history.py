@@ -12,6 +12,7 @@ import json
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -572,6 +573,71 @@ def test_board_commands_run_no_program_the_repository_names(work, capsys):
     code, out = _cli_verify(board, base, capsys)
     assert code == 0, out
     assert not marker.exists()
+
+
+def _planted_drivers(clone: Path) -> Path:
+    """Issue 49, item 2: a clean and a long-running process filter, a text conversion and a
+    merge driver, named in an included config file (as ``.git/config`` could name them), on
+    every file of ``clone``; plain ``git status`` runs the filter (the attack is real)."""
+    marker = clone.parent / "driver-ran"
+    program = clone.parent / "driver.sh"
+    program.write_text(f"#!/bin/sh\necho ran >>{marker}\ncat\n")
+    program.chmod(0o755)
+    included = clone.parent / "included.config"
+    included.write_text(f"[filter \"evil\"]\n\tclean = {program}\n\tsmudge = {program}\n"
+                        f"\tprocess = {program}\n\trequired = true\n"
+                        f"[diff \"evil\"]\n\ttextconv = {program}\n"
+                        f"[merge \"evil\"]\n\tdriver = {program}\n")
+    git(clone, "config", "include.path", str(included))
+    (clone / ".git" / "info").mkdir(exist_ok=True)
+    (clone / ".git" / "info" / "attributes").write_text("* filter=evil diff=evil merge=evil\n")
+    (clone / "README.md").write_text("touched\n")  # status must look at its content
+    subprocess.run(["git", "status", "--porcelain"], cwd=clone, capture_output=True,
+                   check=False)
+    assert marker.exists(), "git status no longer runs a filter: the test proves nothing"
+    marker.unlink()
+    return marker
+
+
+def test_no_filter_text_conversion_or_merge_driver_of_the_repository_runs(work, capsys):
+    from icgbench.cli import main
+
+    clone, base, staging = work
+    board = clone / "leaderboard"
+    marker = _planted_drivers(clone)
+    code = main(["leaderboard", "add", "--dir", str(board),
+                 str(submission_file(staging, "mbcnet_v0_1", "linear_lowhet"))])
+    assert code == 0, capsys.readouterr().err
+    assert not marker.exists()
+    code, out = _cli_verify(board, base, capsys)
+    assert not marker.exists() and "Traceback" not in out, out
+    done = subprocess.run([sys.executable, "-m", "icgbench.leaderboard.gitrepo", "-C",
+                           str(clone), "status", "--porcelain"], capture_output=True,
+                          check=False)
+    assert done.returncode == 0 and b"README.md" in done.stdout
+    assert not marker.exists()
+
+
+def test_a_worktree_pointing_elsewhere_is_not_followed(work, capsys, tmp_path):
+    """Issue 49, item 3: with ``core.worktree`` naming another folder, ``verify --base``
+    died with a ValueError traceback; the board folder's own work tree is read."""
+    clone, base, _ = work
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    git(clone, "config", "core.worktree", str(elsewhere))
+    code, out = _cli_verify(clone / "leaderboard", base, capsys)
+    assert "Traceback" not in out and code == 0, out
+
+
+def test_every_ci_script_runs_git_through_the_one_hardened_command():
+    """Issue 49, item 4: the hardening lived in three copies that had drifted."""
+    for script in ("pr-scope", "verify-board", "admit-sealed"):
+        text = (ROOT / "tools" / "ci" / script).read_text()
+        code = [line.split("#")[0] for line in text.splitlines()]
+        calls = [line for line in code if re.search(r"(^|[\s;(|&])git\s", line)
+                 and not re.search(r"\b(echo|printf)\b", line)]  # a message names git
+        assert calls == [], (script, calls)
+        assert '"$ci_python" -m icgbench.leaderboard.gitrepo "$@"' in text, script
 
 
 def test_a_board_file_git_was_told_to_skip_is_not_trusted(work, capsys):

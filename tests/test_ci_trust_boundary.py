@@ -572,7 +572,9 @@ def make_ci(folder: Path, prs: Repo, scripts: dict[str, str] | None = None) -> C
     folder.mkdir(parents=True)
     _write(folder, {f"tools/ci/{n}": (CI / n).read_text() for n in SCRIPTS}
            | {f"tools/ci/{n}": t for n, t in (scripts or {}).items()}
-           | {".venv/bin/icgbench": STUB.format(who="trusted")})
+           | {".venv/bin/icgbench": STUB.format(who="trusted"),
+              # the real interpreter: the scripts run git through the trusted package
+              ".venv/bin/python": f'#!/bin/sh\nexec "{sys.executable}" "$@"\n'})
     return Ci(folder.resolve(), prs)
 
 
@@ -828,7 +830,8 @@ MUTANTS: list[tuple[str, str, str, str]] = [
     ("pr-scope", "160000 | 120000)", "160000)", "symbolic links pass"),
     ("pr-scope", "  exit 1\nfi\nif [ ${#outside[@]}", "  exit 0\nfi\nif [ ${#outside[@]}",
      "links reported, not refused"),
-    ("pr-scope", " GIT_NO_REPLACE_OBJECTS=1", "", "replace refs honoured"),
+    ("pr-scope", '"$ci_python" -m icgbench.leaderboard.gitrepo "$@"', 'git "$@"',
+     "git run unhardened (replace refs honoured)"),
     ("pr-scope", "set -euo pipefail\n", "set -euo pipefail\nshopt -s nocasematch\n",
      "case-insensitive paths"),
     ("pr-scope", "  exit 1\nfi\necho", "  exit 0\nfi\necho", "out of scope exits 0"),

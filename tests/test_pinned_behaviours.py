@@ -325,6 +325,9 @@ def admit_sealed_fails_when_admission_fails(script: Path, where: Path) -> None:
     stub.parent.mkdir(parents=True)
     stub.write_text(ADMIT_STUB)
     stub.chmod(0o755)
+    python = stub.with_name("python")  # the real one: the script's git runs through it
+    python.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
+    python.chmod(0o755)
     (repo / ".gitignore").write_text(".venv\n")
     before = commit(repo, "a queued sealed submission")
     git(repo, "remote", "add", "origin", str(origin))

@@ -235,7 +235,6 @@ def _grade_file(file: Path, args: argparse.Namespace, out: Path | None
     from icgbench.scorer import SubmissionInvalid, score
 
     out = check_output(out or _default_report_path(file), [file], "report")
-    outside_boards(out.parent, "the report's folder")
     try:
         report = score(file, tier=args.tier, root=args.release, max_bytes=args.max_bytes,
                        structure_k=args.structure_k,
@@ -243,6 +242,8 @@ def _grade_file(file: Path, args: argparse.Namespace, out: Path | None
                        max_errors=args.max_errors)
     except SubmissionInvalid as exc:
         return 1, _invalid_verdict(file, exc), out
+    # after grading, so that a sealed submission first says it needs the board's key
+    outside_boards(out.parent, "the report's folder")
     write_text(out, report.to_json(),
                [file, *release_files(report.document["tier"], args.release)])
     return 0, report.document, out
