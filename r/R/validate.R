@@ -126,13 +126,50 @@ icg_validate <- function(x, schema = "submission", release = NULL,
 #' @export
 print.icg_verdict <- function(x, ...) {
   if (x$valid) {
-    cat(sprintf("VALID %s%s\n", x$document, if (is.null(x$note)) "" else paste0(": ", x$note)))
+    cat(sprintf("VALID %s%s\n", printable_text(x$document),
+                if (is.null(x$note)) "" else paste0(": ", printable_text(x$note))))
   } else {
     count <- if (is.null(x$count)) length(x$errors) else x$count
-    cat(sprintf("INVALID %s (%s): %d problem%s\n", x$document,
+    cat(sprintf("INVALID %s (%s): %d problem%s\n", printable_text(x$document),
                 if (is.null(x$stage) || is.na(x$stage)) "schema" else x$stage, count,
                 if (count == 1) "" else "s"))
   }
-  if (length(x$errors)) cat(paste0("  ", x$errors, "\n"), sep = "")
+  if (length(x$errors)) cat(paste0("  ", printable_text(x$errors), "\n"), sep = "")
   invisible(x)
+}
+
+# Untrusted text as printable: every character of the facts' unprintable ranges (Unicode's
+# Cc, Cf, Co, Cs, Zl, Zp and the tag block, as Python's icgbench.io.unprintable) replaced
+# by the escape Python writes (\n, \x1b, \u200b, \U000e0041), so a name or a message
+# cannot hide or reorder what is printed.
+printable_text <- function(text) {
+  ranges <- unprintable_ranges()
+  vapply(as.character(text), function(s) {
+    if (is.na(s)) return("NA")
+    codes <- utf8ToInt(enc2utf8(s))
+    if (length(codes) == 0 || anyNA(codes)) return(s)
+    hidden <- vapply(codes, function(code) any(code >= ranges[, 1] & code <= ranges[, 2]),
+                     logical(1))
+    if (!any(hidden)) return(s)
+    out <- vapply(codes, intToUtf8, "")
+    out[hidden] <- vapply(codes[hidden], escaped_code, "")
+    paste(out, collapse = "")
+  }, "", USE.NAMES = FALSE)
+}
+
+escaped_code <- function(code) {
+  if (code == 10) return("\\n")
+  if (code == 13) return("\\r")
+  if (code == 9) return("\\t")
+  if (code <= 0xFF) return(sprintf("\\x%02x", code))
+  if (code <= 0xFFFF) return(sprintf("\\u%04x", code))
+  sprintf("\\U%08x", code)
+}
+
+unprintable_ranges <- function() {
+  if (is.null(checker$unprintable)) {
+    facts <- jsonlite::fromJSON(checker_file("facts.json"), simplifyVector = FALSE)
+    checker$unprintable <- do.call(rbind, lapply(facts$unprintable, function(r) unlist(r)))
+  }
+  checker$unprintable
 }

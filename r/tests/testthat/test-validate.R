@@ -94,3 +94,17 @@ test_that("files: gzip, not JSON, not UTF-8, JSON text", {
   expect_error(icg_validate(example, icg_schema_path("submission")), "the published schemas")
   expect_output(print(icg_validate(junk)), "INVALID")
 })
+
+test_that("a verdict prints untrusted text with nothing hidden, as Python escapes it", {
+  # issue 49, item 14: the R package printed untrusted text raw
+  hidden <- paste0("a", intToUtf8(0x200B), "b", intToUtf8(0xFEFF), "c", intToUtf8(0xE0041),
+                   "d", intToUtf8(0x202E), "e", intToUtf8(0x1B), "f\n")
+  expect_equal(icgbench:::printable_text(hidden),
+               "a\\u200bb\\ufeffc\\U000e0041d\\u202ee\\x1bf\\n")
+  expect_equal(icgbench:::printable_text("plain é text"), "plain é text")
+  verdict <- structure(list(document = hidden, valid = FALSE, stage = "schema", count = 1L,
+                            errors = paste0("/model/name: ", hidden)), class = "icg_verdict")
+  printed <- paste(capture.output(print(verdict)), collapse = "\n")
+  expect_false(grepl(intToUtf8(0x200B), printed, fixed = TRUE))
+  expect_true(grepl("a\\u200bb", printed, fixed = TRUE))
+})

@@ -31,6 +31,8 @@ import zlib
 from pathlib import Path
 from typing import Any
 
+from icgbench.io.unprintable import character_class
+
 GZIP_MAGIC = b"\x1f\x8b"
 CHUNK = 1 << 20
 #: Decimal digits of the largest finite double (1.797...e308): an integer literal with
@@ -68,11 +70,11 @@ class DuplicateKey(InputProblem):
         self.key = key
 
 
-#: What :func:`printable` escapes: C0 controls (newlines and tabs included), DEL, C1
-#: controls, the bidirectional marks, embeddings, overrides and isolates, the line and
-#: paragraph separators, and lone surrogates (undecodable bytes read with surrogateescape).
-_UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029"
-                          r"\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+#: What :func:`printable` escapes: every character of :mod:`icgbench.io.unprintable`
+#: (controls, format characters, private use, lone surrogates, line and paragraph
+#: separators, tags); :func:`printable_lines` keeps the newline and the tab.
+_UNPRINTABLE = re.compile(character_class())
+_UNPRINTABLE_IN_LINES = re.compile(character_class("\n\t"))
 _NAMED_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
@@ -80,28 +82,25 @@ def _escaped(match: re.Match[str]) -> str:
     char = match.group()
     code = ord(char)
     return _NAMED_ESCAPES.get(char) or (f"\\x{code:02x}" if code <= 0xFF else
-                                        f"\\u{code:04x}")
+                                        f"\\u{code:04x}" if code <= 0xFFFF else
+                                        f"\\U{code:08x}")
 
 
 def printable(text: str) -> str:
     """``text`` safe to print on a terminal, on one line, with nothing hidden.
 
     Every character that could move the cursor, change colours, set a window title, end
-    the line or reorder what is shown is replaced by a visible escape, as Python writes it
-    in a string literal: the C0 controls (U+0000-U+001F; a newline becomes ``\\n``, a
-    carriage return ``\\r``, a tab ``\\t``), DEL (``\\x7f``), the C1 controls
-    (U+0080-U+009F, e.g. ``\\x9b``, a one-character escape sequence), the bidirectional
-    controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069, e.g. ``\\u202e``),
-    the line and paragraph separators (U+2028, U+2029) and lone surrogates. Other text,
+    the line, hide or reorder what is shown is replaced by a visible escape, as Python
+    writes it in a string literal: Unicode's categories Cc, Cf, Co, Cs, Zl and Zp and the
+    tag block (:mod:`icgbench.io.unprintable`): the C0 and C1 controls (a newline becomes
+    ``\\n``, a carriage return ``\\r``, a tab ``\\t``, ESC ``\\x1b``), the bidirectional
+    controls (``\\u202e``), zero-width spaces and joiners (``\\u200b``), the byte order
+    mark (``\\ufeff``), tag characters (``\\U000e0041``) and lone surrogates. Other text,
     backslashes included, is left as it is. Use it on anything a stranger wrote (an HTTP
     reason phrase, a server's error text, a name read from an archive) before it goes into
     a message.
     """
     return _UNPRINTABLE.sub(_escaped, text)
-
-
-_UNPRINTABLE_IN_LINES = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f"
-                                   r"\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
 
 def printable_lines(text: str) -> str:

@@ -24,6 +24,7 @@ from icgbench import contract
 from icgbench.contract.json_schemas import pattern_words
 from icgbench.errors import InvalidInputError, UsageError
 from icgbench.generator.variants import get_variant, variant_names
+from icgbench.io.unprintable import RANGES as UNPRINTABLE
 from icgbench.release.tiers import SEALED, TIERS, UNFROZEN_NAME, get_tier
 from icgbench.scorer.messages import DEFAULT_MAX_ERRORS, KEYWORD_ORDER, MESSAGES, SHOWN_VALUE
 from icgbench.scorer.parse import DEFAULT_MAX_BYTES, MAX_STRING_CHARS
@@ -95,6 +96,8 @@ def static_facts() -> dict[str, Any]:
         "task_blocks": task_blocks(),
         "tasks": [[name, list(task.blocks)] for name, task in TASKS.items()],
         "block_splits": BLOCK_SPLITS,
+        # what no message shows as it is (icgbench.io.unprintable), for R's printing
+        "unprintable": [list(r) for r in UNPRINTABLE],
         "variant_hashes": {v: get_variant(v).variant_hash for v in variant_names()},
         "frozen_seeds": [[name, list(t.seeds)] for name, t in TIERS.items()],
         # an on-the-fly cohort is checked, by default, against the release's own descriptor
