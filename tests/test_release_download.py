@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from icgbench.cli import main
-from icgbench.errors import InvalidInputError, UsageError
+from icgbench.errors import InvalidInputError, UsageError, UserError
 from icgbench.release import archive, download
 from icgbench.release.descriptor import Descriptor, load_descriptor
 from icgbench.release.verify import verify
@@ -261,7 +261,8 @@ def _download_cli(mini, monkeypatch, tmp_path, *argv: str) -> tuple[int, float]:
 @pytest.mark.slow
 @pytest.mark.parametrize("interval, options, reason", [
     (0.1, ["--timeout", "1", "--min-rate", "0"], "gave up after 1 s"),
-    (0, ["--timeout", "1", "--min-rate", "0"], "no data for"),
+    # silence: the wait for data is cut to the deadline, and the message says so
+    (0, ["--timeout", "1", "--min-rate", "0"], "gave up after 1 s"),
     (0.1, ["--timeout", "2", "--min-rate", "1000"], "too slow"),  # checked from 0.5 s
 ])
 def test_a_dripping_server_is_cut_off(interval, options, reason, mini, tmp_path, monkeypatch,
@@ -277,6 +278,60 @@ def test_a_dripping_server_is_cut_off(interval, options, reason, mini, tmp_path,
     assert not list((tmp_path / "home" / "cache").glob("*"))  # no partial download kept
 
 
+@contextlib.contextmanager
+def dripping_head(kind: str) -> Iterator[str]:
+    """A raw server on 127.0.0.1 whose answer never ends its head: it drips the status
+    line, or the headers, a byte every 0.05 s, or sends "100 Continue" forever (issue 49,
+    item 10: the deadline covered only the body)."""
+    import socket
+
+    stop = threading.Event()
+    server = socket.create_server(("127.0.0.1", 0))
+    server.settimeout(0.1)
+
+    def answer(conn: socket.socket) -> None:
+        head = {"status": b"HTTP/1.1 200 OK\r\n" * 1000,
+                "headers": b"HTTP/1.1 200 OK\r\n" + b"X-Drip: " + b"y" * 100_000,
+                "continue": b"HTTP/1.1 100 Continue\r\n\r\n" * 100_000}[kind]
+        try:
+            conn.recv(65536)
+            step = 1 if kind != "continue" else 25
+            for i in range(0, len(head), step):
+                if stop.wait(0.05 if kind != "continue" else 0.01):
+                    break
+                conn.sendall(head[i:i + step])
+        except OSError:
+            pass
+        finally:
+            conn.close()
+
+    def serve() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                continue
+            threading.Thread(target=answer, args=(conn,), daemon=True).start()
+
+    threading.Thread(target=serve, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.getsockname()[1]}/release.tar.gz"
+    finally:
+        stop.set()
+        server.close()
+
+
+@pytest.mark.parametrize("kind", ["status", "headers", "continue"])
+def test_a_server_dripping_its_head_is_cut_off_at_the_deadline(kind, mini, tmp_path,
+                                                                monkeypatch, capsys):
+    with dripping_head(kind) as url:
+        code, seconds = _download_cli(mini, monkeypatch, tmp_path, "--url", url, "--timeout",
+                                      "1", "--min-rate", "0", "--retries", "0")
+    err = capsys.readouterr().err
+    assert code == 2 and "gave up after 1 s" in err and "Traceback" not in err, err
+    assert seconds < 3
+
+
 def test_a_404_is_not_retried_and_is_reported_once(mini, www, tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(download, "BACKOFF_SECONDS", 5.0)  # a retry would show in the time
     hits: list[str] = []
@@ -286,3 +341,10 @@ def test_a_404_is_not_retried_and_is_reported_once(mini, www, tmp_path, monkeypa
     err = capsys.readouterr().err
     assert code == 2 and hits == ["/none.tar.gz"] and seconds < 2
     assert err.count("HTTP 404") == 1, err
+
+
+def test_a_silent_server_is_given_up_after_the_idle_time_within_the_deadline(mini):
+    """Silence shorter than the deadline: the idle time ends the wait, and says so."""
+    limits = download.Limits(deadline=5.0, idle=0.3, min_rate=0)
+    with dripping(0) as url, pytest.raises(UserError, match=r"no data for 0\.3 s"):
+        download.fetch(url, mini, retries=0, limits=limits)

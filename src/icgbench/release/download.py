@@ -28,9 +28,11 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import io
 import logging
 import os
 import re
+import socket
 import stat
 import tempfile
 import time
@@ -54,6 +56,8 @@ log = logging.getLogger(__name__)
 DEFAULT_RETRIES = 2
 #: Seconds without a byte (or to connect) before an attempt is given up.
 TIMEOUT_SECONDS = 60.0
+#: A receive that timed out this close to the deadline was cut to it (seconds).
+DEADLINE_MARGIN = 0.05
 #: Seconds one source may take in all, retries included (``--timeout``).
 DEFAULT_DEADLINE = 3600.0
 #: Bytes a second a download must average once it has had time to start (``--min-rate``).
@@ -208,12 +212,59 @@ def redirect_refused(source: str, target: str) -> str | None:
     return f"{where}: only http(s) redirects are followed (https only to https)"
 
 
-def _opener():  # -> urllib.request.OpenerDirector (imported only to download)
+class _DeadlineReader(socket.SocketIO):
+    """A socket read through the clock: every receive first checks the source's deadline
+    and waits at most the idle time or what is left, so a server that drips its status
+    line or headers, or answers "100 Continue" forever, is cut off at the deadline like a
+    slow body."""
+
+    def __init__(self, sock, clock: _Clock) -> None:
+        super().__init__(sock, "rb")
+        sock._io_refs += 1  # as socket.makefile does: the socket stays open until we close
+        self.clock = clock
+
+    def readinto(self, buffer) -> int | None:
+        self._sock.settimeout(min(self.clock.limits.idle, self.clock.remaining()))
+        return super().readinto(buffer)
+
+
+def _deadline_connection(base: type, clock: _Clock) -> type:
+    """``base`` (an http.client connection class) whose responses are read through
+    :class:`_DeadlineReader`."""
+
+    class Connection(base):
+        def connect(self) -> None:
+            super().connect()
+            raw = self.sock
+
+            class Socket:
+                def makefile(self, mode: str = "rb", *args, **kwargs):
+                    return io.BufferedReader(_DeadlineReader(raw, clock))
+
+                def __getattr__(self, name: str):
+                    return getattr(raw, name)
+
+            self.sock = Socket()
+
+    return Connection
+
+
+def _opener(clock: _Clock):  # -> urllib.request.OpenerDirector (imported only to download)
     """An opener for http(s) alone, following redirects only where
-    :func:`redirect_refused` allows."""
+    :func:`redirect_refused` allows, every read of the exchange within ``clock``."""
+    import http.client
     import urllib.error
     import urllib.request
     from urllib.parse import urljoin
+
+    class Http(urllib.request.HTTPHandler):
+        def http_open(self, req):
+            return self.do_open(_deadline_connection(http.client.HTTPConnection, clock), req)
+
+    class Https(urllib.request.HTTPSHandler):
+        def https_open(self, req):
+            return self.do_open(_deadline_connection(http.client.HTTPSConnection, clock), req,
+                                context=self._context)
 
     class Redirects(urllib.request.HTTPRedirectHandler):
         def redirect_request(self, req, fp, code, msg, headers, newurl):
@@ -246,7 +297,7 @@ def _opener():  # -> urllib.request.OpenerDirector (imported only to download)
 
     opener = urllib.request.OpenerDirector()
     for handler in (urllib.request.ProxyHandler(), urllib.request.UnknownHandler(),
-                    urllib.request.HTTPHandler(), urllib.request.HTTPSHandler(),
+                    Http(), Https(),
                     urllib.request.HTTPDefaultErrorHandler(), Redirects(),
                     urllib.request.HTTPErrorProcessor()):
         opener.add_handler(handler)
@@ -265,7 +316,7 @@ def _get(url: str, out: BinaryIO, limit: int, clock: _Clock) -> None:
     began = time.monotonic()
     timeout = min(clock.limits.idle, clock.remaining())
     try:
-        with _opener().open(request, timeout=timeout) as response:
+        with _opener(clock).open(request, timeout=timeout) as response:
             declared = response.headers.get("Content-Length")
             digits = declared is not None and declared.isascii() and declared.isdigit()
             total = int(declared) if digits else None
@@ -295,6 +346,10 @@ def _get(url: str, out: BinaryIO, limit: int, clock: _Clock) -> None:
         said = str(getattr(reason, "strerror", None) or reason)
         raise _Failed(printable(shown(said)), transient) from None
     except TimeoutError:
+        if clock.limits.deadline - (time.monotonic() - clock.start) < DEADLINE_MARGIN:
+            clock.remaining()  # the wait was cut to the deadline: say so
+            raise _Failed(f"gave up after {clock.limits.deadline:g} s (the download's time "
+                          "limit, --timeout)", transient=False) from None
         raise _Failed(f"no data for {timeout:.2g} s", transient=True) from None
     except (http.client.HTTPException, ConnectionError) as exc:  # may quote the answer
         raise _Failed(printable(shown(f"{type(exc).__name__}: {exc}")), transient=True
