@@ -550,9 +550,15 @@ def _planted_fsmonitor(clone: Path) -> Path:
     hook.write_text(f"#!/bin/sh\necho ran >>{marker}\n")
     hook.chmod(0o755)
     git(clone, "config", "core.fsmonitor", str(hook))
+    return _ran_under_plain_git(clone, marker, "core.fsmonitor")
+
+
+def _ran_under_plain_git(clone: Path, marker: Path, what: str) -> Path:
+    """``marker``, after checking that plain ``git status`` in ``clone`` runs ``what`` (the
+    attack is real) and removing what it left."""
     subprocess.run(["git", "status", "--porcelain"], cwd=clone, capture_output=True,
                    check=False)
-    assert marker.exists(), "git status no longer runs core.fsmonitor: the test proves nothing"
+    assert marker.exists(), f"git status no longer runs {what}: the test proves nothing"
     marker.unlink()
     return marker
 
@@ -592,11 +598,7 @@ def _planted_drivers(clone: Path) -> Path:
     (clone / ".git" / "info").mkdir(exist_ok=True)
     (clone / ".git" / "info" / "attributes").write_text("* filter=evil diff=evil merge=evil\n")
     (clone / "README.md").write_text("touched\n")  # status must look at its content
-    subprocess.run(["git", "status", "--porcelain"], cwd=clone, capture_output=True,
-                   check=False)
-    assert marker.exists(), "git status no longer runs a filter: the test proves nothing"
-    marker.unlink()
-    return marker
+    return _ran_under_plain_git(clone, marker, "a filter")
 
 
 def test_no_filter_text_conversion_or_merge_driver_of_the_repository_runs(work, capsys):
