@@ -30,10 +30,9 @@ from icgbench.model_free.donors import donors
 from icgbench.model_free.panel import CHANCE, ON_TRAIN, k_stars
 from icgbench.models import CohortData
 
-#: Small-tier cohorts graded through the CLI in the fast suite: one with guesses, one with
-#: the non-linear operator (its decoder inverts it), one with masked omics.
-FAST_COHORTS = (("misspecified_signs_v2", 0), ("nonlinear_obs", 0),
-                ("partial_observability", 0))
+#: Small-tier cohorts graded through the CLI: one with guesses (the fast suite's), one with
+#: the non-linear operator (its decoder inverts it), one with masked omics (make test-slow).
+COHORTS = [("misspecified_signs_v2", 0), ("nonlinear_obs", 0), ("partial_observability", 0)]
 
 
 def _document(data: CohortData, name: str, blocks: dict) -> dict:
@@ -64,7 +63,8 @@ def _graded(documents: list[dict], tmp_path, capsys) -> list[dict]:
     return reports
 
 
-@pytest.mark.parametrize("variant,seed", FAST_COHORTS)
+@pytest.mark.parametrize("variant,seed", [
+    COHORTS[0], *(pytest.param(*c, marks=pytest.mark.slow) for c in COHORTS[1:])])
 def test_every_answer_scores_what_the_release_publishes_and_at_most_the_floor(
         variant, seed, tmp_path, capsys):
     """Through ``icgbench score``: each answer's metrics equal its rows of
@@ -92,6 +92,7 @@ def test_every_answer_scores_what_the_release_publishes_and_at_most_the_floor(
     assert checked >= len(published) - len(floors) * 2 - 20
 
 
+@pytest.mark.slow  # builds every answer of a cohort (7 s)
 def test_the_answers_read_no_truth_of_their_own_cohort(monkeypatch):
     """Every answer is built with the cohort's truth unreadable (the copies read other
     cohorts', from the shipped effects and the drawn graphs)."""
