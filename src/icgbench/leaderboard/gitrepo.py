@@ -242,7 +242,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args[:1] == ["-C"] and len(args) >= 2:
         cwd, args = Path(args[1]), args[2:]
     if not cwd.is_dir():
-        print(f"gitrepo: {cwd} is not a folder", file=sys.stderr)
+        from icgbench.io.untrusted import printable
+
+        print(f"gitrepo: {printable(str(cwd))} is not a folder", file=sys.stderr)
         return 2
     top = work_tree(cwd)
     try:
