@@ -169,6 +169,7 @@ CASES: dict[str, Callable[[Doc], bytes]] = {
     "schema_missing_seed.json": _edit(lambda d: d.pop("seed")),
     "schema_seed_string.json": _edit(_set("seed", "0")),
     "schema_seed_negative.json": _edit(_set("seed", -1)),
+    "schema_hidden_characters.json": _edit(_set("model.name", "a\u200bb\u202ec\ufeff\U000e0041")),
     "schema_seed_fraction.json": _edit(_set("seed", 1.5)),
     "schema_proba_above_one.json": _edit(lambda d: _probas(d, {i: 1.5 for i in range(3, 30)})),
     "schema_proba_tiny_negative.json": _edit(lambda d: _probas(d, {0: -1e-07, 9: -2.5e-300})),

@@ -7,6 +7,7 @@ verdict, the stage and every message must be those `icgbench validate --json` pr
 
 from __future__ import annotations
 
+import gzip
 import json
 import subprocess
 import sys
@@ -197,3 +198,49 @@ def test_a_table_wider_than_the_page_says_which_columns_are_out_of_view(page, si
             "Scroll the table sideways for ")
     finally:
         tab.close()
+
+
+@browser
+def test_trailing_bytes_after_a_large_member_are_counted_in_few_inflations(page, tmp_path):
+    """Round 5's slow case: 58 KB of gzip (60 MB of zeros) with junk after it. The page
+    counts the junk as the CLI does, by bisection: at most 8 inflations whatever the count,
+    where counting one cut per byte took 65 (about 50 s a file)."""
+    member = gzip.compress(b"\0" * 60_000_000, mtime=0)
+    files = []
+    for k in (1, 37, 64):
+        path = tmp_path / f"junk{k}.json.gz"
+        path.write_bytes(member + bytes(range(100, 100 + k)))
+        files.append(path)
+    expected = {Path(v["file"]).name: v for v in _validate(files)}
+    page.evaluate("""() => { window.icgReal = DecompressionStream;
+        window.DecompressionStream = function (f) { window.icgInflations++;
+                                                    return new window.icgReal(f); }; }""")
+    try:
+        for path in files:
+            page.evaluate("window.icgInflations = 0")
+            got = _drop(page, path)
+            assert (got["stage"], got["errors"]) == (expected[path.name]["stage"],
+                                                     expected[path.name]["errors"])
+            assert "byte(s) after the end of the gzip stream" in got["errors"][0]
+            assert page.evaluate("window.icgInflations") <= 8, path.name
+    finally:
+        page.evaluate("() => { window.DecompressionStream = window.icgReal; }")
+
+
+@browser
+def test_the_page_shows_hidden_characters_as_the_cli_prints_them(page, tmp_path):
+    """A model name of zero-width, bidirectional, byte-order and tag characters: the
+    verdict keeps the message as `validate --json` gives it, and the page shows it as
+    the terminal does (icgbench.io.untrusted.printable), with nothing hidden."""
+    from icgbench.io.untrusted import printable
+    from icgbench.io.unprintable import RANGES
+
+    path = {p.name: p for p in write_corpus(tmp_path / "corpus")}[
+        "schema_hidden_characters.json"]
+    want = _validate([path])  # one file: one verdict, not a list
+    got = _drop(page, path)
+    assert got["errors"] == want["errors"] and "\u200b" in want["errors"][0]
+    shown = page.eval_on_selector_all("#check-result li", "items => items.map(i => i.textContent)")
+    assert shown == [printable(e) for e in want["errors"]]
+    assert "\\u200b" in shown[0] and "\\U000e0041" in shown[0]
+    assert not any(lo <= ord(c) <= hi for line in shown for c in line for lo, hi in RANGES)

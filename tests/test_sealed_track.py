@@ -440,10 +440,9 @@ def test_structure_probes_recover_no_more_than_chance(at_release, tmp_path, caps
     capsys.readouterr()
     entries = load_board(board, new_tier=None).entries
     assert len(entries) == ADMISSIONS_PER_PERIOD
-    withheld = {"dgp_conformity", "responsive_dgp_conformity", "ate_mae"}
     for e in entries:
         assert "structure_recovery" not in e.scores, e.scores
-        assert not withheld & set(e.scores["intervention_conformity"]), e.label
+        assert "intervention_conformity" not in e.scores, e.label
         assert "normalized_structure" not in e.scores["summary"]
     recovered = {edge for e, b in zip(entries, batches, strict=True)
                  if (e.scores.get("structure_recovery") or {}).get("directed_f1", 0) > 0
@@ -451,8 +450,9 @@ def test_structure_probes_recover_no_more_than_chance(at_release, tmp_path, caps
     assert recovered == set()
     doc = json.loads(json.dumps(docs[0]))
     report = grade(validate(doc), half="public")
-    assert "structure_recovery.*" in report.document["withheld"]["metrics"]
-    assert "true_delta" not in json.dumps(report.document["tasks"]["intervention_conformity"])
+    assert {"structure_recovery.*", "intervention_conformity.*"} <= set(
+        report.document["withheld"]["metrics"])
+    assert "true_delta" not in json.dumps(report.document["tasks"])
     # the attack is real: shown, the private half's numbers decode every probe
     shown = grade(validate(doc), half="private").document["tasks"]["structure_recovery"]
     assert shown["metrics"]["directed_f1"] > 0
@@ -579,3 +579,68 @@ def test_a_pull_request_queues_at_most_a_ration_whatever_the_names(at_release, t
     code = main(["leaderboard", "admit", "--dir", str(board), "--dry-run", "--base", base])
     assert code == 0, capsys.readouterr()
     assert main(["leaderboard", "admit", "--dir", str(board), "--base", base]) == 2
+
+
+def _effect_probe(template: dict, shifts: dict[str, float], name: str, version: str,
+                  by_risk: bool = False) -> dict:
+    """The attack of round 5: no effect anywhere but ``shifts`` (an intervention's constant
+    added to every subject's risk, or with ``by_risk`` the same change scaled by the
+    subject's risk, which a centred PEHE would still read the sign of)."""
+    doc = json.loads(json.dumps(template))
+    doc["model"] = {**doc["model"], "name": name, "version": version}
+    block = doc["intervention_conformity"]
+    base = np.clip(np.asarray(block["proba"], dtype=float), 0.05, 0.75)
+    block["proba"] = base.tolist()
+    block["interventions"] = {
+        name: (base + shifts.get(name, 0.0) * (base / base.mean() if by_risk else 1.0)
+               ).clip(0.0, 1.0).tolist() for name in block["interventions"]}
+    return doc
+
+
+def _pehe_decoder(reports: list[dict], shift: float, names: list[str]) -> dict[str, float]:
+    """The average effects that the probes' PEHE, where shown, says: with k interventions,
+    pehe_j^2 - pehe_0^2 = (c^2 - 2c ATE_j) / k for the probe adding c to intervention j."""
+    k = len(names)
+    pehe = [(r.get("intervention_conformity") or {}).get("pehe") for r in reports]
+    if any(p is None for p in pehe):
+        return {}
+    return {n: (shift ** 2 - k * (pehe[j + 1] ** 2 - pehe[0] ** 2)) / (2 * shift)
+            for j, n in enumerate(names)}
+
+
+@pytest.mark.parametrize("by_risk", [False, True], ids=["constant", "scaled-by-risk"])
+def test_intervention_probes_recover_no_average_effect(at_release, tmp_path, capsys, by_risk):
+    """Round 5's probe: a file with no effect and one per intervention adding 0.2 to it,
+    admitted under two names within the ration. What the board records of them is the same
+    number for every probe (no intervention number at all), so no decoder reads an average
+    effect or its sign; graded on the private half with every number shown, the same files
+    decode each average effect (to 5 decimals where the shift is constant) and every sign."""
+    template = _fitted_submission(at_release, "mbcnet_v0_1")
+    names = sorted(template["intervention_conformity"]["interventions"])
+    shift = 0.2
+    docs = [_effect_probe(template, shifts, f"effect_probe_{n // 4}", f"0.8.{n % 4}", by_risk)
+            for n, shifts in enumerate([{}, *({name: shift} for name in names)])]
+    assert len(docs) == 8 and len({d["model"]["name"] for d in docs}) == 2
+    board = tmp_path / "sealed"
+    _queue(board, docs)
+    assert main(["leaderboard", "admit", "--dir", str(board)]) == 0
+    capsys.readouterr()
+    entries = sorted(load_board(board, new_tier=None).entries,
+                     key=lambda e: (e.model_name, e.package_version))
+    assert len(entries) == len(docs)
+    recorded = [dict(e.scores) for e in entries]
+    assert all("intervention_conformity" not in r for r in recorded)
+    assert all(r == recorded[0] for r in recorded)  # every probe reads the same
+    assert _pehe_decoder(recorded, shift, names) == {}
+    assert main(["leaderboard", "show", "--dir", str(board)]) == 0
+    shown = capsys.readouterr().out
+    assert "pehe" not in shown and "intervention" not in shown.split("every score")[0]
+    # the attack is real: the private half's numbers, shown, read every average effect
+    private = [grade(validate(d), half="private").document["tasks"] for d in docs]
+    decoded = _pehe_decoder([{t: r[t]["metrics"] for t in r} for r in private], shift, names)
+    true = {n: private[0]["intervention_conformity"]["details"]["interventions"][n]
+            ["true_delta"] for n in names}
+    assert {n: np.sign(v) for n, v in decoded.items()} == {
+        n: np.sign(v) for n, v in true.items()}
+    if not by_risk:
+        assert max(abs(decoded[n] - true[n]) for n in names) < 1e-5

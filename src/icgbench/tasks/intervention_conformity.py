@@ -112,7 +112,7 @@ METRICS = (
            "no change).", _random_pehe, 0.0,
            "sqrt(1/6 + m2), m2 = mean over test subjects i and interventions j of e_ij^2, "
            "e_ij = counterfactual risk - true risk (1/6: the variance of the difference of "
-           "two independent uniform probabilities)"),
+           "two independent uniform probabilities)", cohort_level=True),
     Metric("ate_mae", False, "Mean over interventions of |predicted - true average risk "
            "change|.", _random_ate_mae, 0.0,
            "mean over interventions of E|N(-true delta, 1/(6n))|", cohort_level=True),

@@ -6,11 +6,17 @@ nothing the private half is graded on. That holds for what is measured subject b
 (an outcome, a state, an individual effect), not for a truth the whole cohort shares: the
 true graph, each intervention's true direction and average effect are the same in both
 halves, and a stream of probes of them (23 admissions of 8 candidate edges each recover a
-cohort's graph) would decode them. So on the public half every metric a task declares
+cohort's graph) would decode them. An individual effect's error carries its cohort's
+average effect too: PEHE moves by (2c mean(predicted - true) + c^2)/k when a probe adds c to
+one of k interventions, so eight probes read every average effect and its sign, and a
+centred PEHE still reads the sign through the effects' spread (a harmful intervention moves
+the riskiest subjects most). So on the public half every metric a task declares
 ``cohort_level`` (:class:`.base.Metric`) is withheld, with the details a task declares
-(:attr:`.base.Task.cohort_level_details`); a task all of whose metrics are cohort-level
-(structure_recovery) is not graded there at all, and ``overall`` is the mean over the
-categories shown. The private half, graded once the key is published, shows everything.
+(:attr:`.base.Task.cohort_level_details`); a task all of whose metrics, or all of whose
+category's normalized metrics, are cohort-level (structure_recovery and
+intervention_conformity) is not graded there at all: no intervention feedback before the
+key is out. ``overall`` is the mean over the categories shown. The private half, graded
+once the key is published, shows everything.
 """
 
 from __future__ import annotations
@@ -33,8 +39,11 @@ def cohort_level(task: Task) -> frozenset[str]:
 
 
 def fully_withheld(task: Task) -> bool:
-    """Whether every metric of ``task`` is cohort-level: not graded on a public half."""
-    return all(m.cohort_level for m in task.metrics)
+    """Whether ``task`` is not graded on a public half: every metric of it, or every metric
+    its category's normalized score is made of, is cohort-level."""
+    hidden = cohort_level(task)
+    return (all(m.name in hidden for m in task.metrics)
+            or bool(task.normalized) and all(p.metric in hidden for p in task.normalized))
 
 
 def shown_categories(tasks: Iterable[Task]) -> tuple[str, ...]:

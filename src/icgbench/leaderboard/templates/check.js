@@ -33,7 +33,7 @@
     return { out: out };
   }
 
-  // The most trailing bytes counted exactly (each count costs one more inflation).
+  // The most trailing bytes counted exactly.
   var COUNTED_TAIL = 64;
 
   async function gunzip(bytes) {
@@ -42,14 +42,19 @@
     if (/truncat|unexpected end/i.test(first.failed)) {
       throw new Invalid("parse", ["/: truncated gzip data"]);
     }
-    // The browser's reader says only that bytes follow the member, not where it ended: the
-    // shortest cut of the tail that inflates cleanly is what follows it (as the scorer
-    // counts it). Corrupt data is not searched.
-    for (var k = 1; /junk/i.test(first.failed) && k <= COUNTED_TAIL && k < bytes.length; k++) {
-      var cut = await inflate(bytes.subarray(0, bytes.length - k));
-      if (cut.out) {
-        throw new Invalid("parse", ["/: " + k + " byte(s) after the end of the gzip stream " +
-          "(a second member or trailing data); write one gzip member and nothing else"]);
+    // The browser's reader says only that bytes follow the member, not where it ended. A cut
+    // of j tail bytes still has junk for j below the count, inflates cleanly at the count and
+    // is truncated above it, so the count (as the scorer gives it) is found by bisection:
+    // at most 7 inflations for 64 bytes, not one per byte. Corrupt data is not searched.
+    if (/junk/i.test(first.failed)) {
+      var lo = 1, hi = Math.min(COUNTED_TAIL, bytes.length - 1);
+      while (lo <= hi) {
+        var k = (lo + hi) >> 1, cut = await inflate(bytes.subarray(0, bytes.length - k));
+        if (cut.out) {
+          throw new Invalid("parse", ["/: " + k + " byte(s) after the end of the gzip stream " +
+            "(a second member or trailing data); write one gzip member and nothing else"]);
+        }
+        if (/junk/i.test(cut.failed)) lo = k + 1; else hi = k - 1;
       }
     }
     // "The compressed data was not valid: <zlib's reason>.": the reason, as Python gives it
@@ -72,15 +77,32 @@
   }
 
   // ---- The page ---------------------------------------------------------------------
+  // Untrusted text as the CLI prints it (icgbench.io.untrusted.printable): every character
+  // of the facts' unprintable ranges (Cc, Cf, Co, Cs, Zl, Zp, the tag block) as its escape,
+  // so a zero-width space, a bidirectional control or a tag cannot hide on the page.
+  var NAMED = { 9: "\\t", 10: "\\n", 13: "\\r" };
+  function hex(code, width) { return code.toString(16).padStart(width, "0"); }
+  function hidden(code) {
+    return facts.unprintable.some(function (r) { return code >= r[0] && code <= r[1]; });
+  }
+  function printable(text) {
+    return Array.from(String(text), function (ch) {
+      var code = ch.codePointAt(0);
+      if (!hidden(code)) return ch;
+      return NAMED[code] || (code <= 0xFF ? "\\x" + hex(code, 2) : code <= 0xFFFF ?
+        "\\u" + hex(code, 4) : "\\U" + hex(code, 8));
+    }).join("");
+  }
+
   // One file's verdict as a section of the result box; a valid file of another tier
   // than the board's is said to be one the board refuses.
   function section(verdict, boardTier) {
     var part = document.createElement("div"), head = document.createElement("p");
     if (verdict.valid) {
-      head.textContent = "VALID " + verdict.file + ": " + verdict.variant + " seed " + verdict.seed +
+      head.textContent = "VALID " + printable(verdict.file) + ": " + verdict.variant + " seed " + verdict.seed +
         " (" + verdict.tier + " tier), blocks: " + verdict.blocks.join(", ");
     } else {
-      head.textContent = "INVALID " + verdict.file + " (" + verdict.stage + "): " + verdict.count +
+      head.textContent = "INVALID " + printable(verdict.file) + " (" + verdict.stage + "): " + verdict.count +
         " problem" + (verdict.count === 1 ? "" : "s");
     }
     head.className = verdict.valid ? "valid" : "invalid";
@@ -95,7 +117,7 @@
     var list = document.createElement("ul");
     verdict.errors.forEach(function (line) {
       var item = document.createElement("li");
-      item.textContent = line;
+      item.textContent = printable(line);
       list.appendChild(item);
     });
     part.appendChild(list);
