@@ -232,8 +232,8 @@ def test_the_page_shows_hidden_characters_as_the_cli_prints_them(page, tmp_path)
     """A model name of zero-width, bidirectional, byte-order and tag characters: the
     verdict keeps the message as `validate --json` gives it, and the page shows it as
     the terminal does (icgbench.io.untrusted.printable), with nothing hidden."""
-    from icgbench.io.untrusted import printable
     from icgbench.io.unprintable import RANGES
+    from icgbench.io.untrusted import printable
 
     path = {p.name: p for p in write_corpus(tmp_path / "corpus")}[
         "schema_hidden_characters.json"]

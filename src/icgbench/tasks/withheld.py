@@ -43,7 +43,7 @@ def fully_withheld(task: Task) -> bool:
     its category's normalized score is made of, is cohort-level."""
     hidden = cohort_level(task)
     return (all(m.name in hidden for m in task.metrics)
-            or bool(task.normalized) and all(p.metric in hidden for p in task.normalized))
+            or (bool(task.normalized) and all(p.metric in hidden for p in task.normalized)))
 
 
 def shown_categories(tasks: Iterable[Task]) -> tuple[str, ...]:
