@@ -591,9 +591,9 @@ def _effect_probe(template: dict, shifts: dict[str, float], name: str, version: 
     block = doc["intervention_conformity"]
     base = np.clip(np.asarray(block["proba"], dtype=float), 0.05, 0.75)
     block["proba"] = base.tolist()
-    block["interventions"] = {
-        name: (base + shifts.get(name, 0.0) * (base / base.mean() if by_risk else 1.0)
-               ).clip(0.0, 1.0).tolist() for name in block["interventions"]}
+    scale = base / base.mean() if by_risk else 1.0
+    block["interventions"] = {n: (base + shifts.get(n, 0.0) * scale).clip(0.0, 1.0).tolist()
+                              for n in block["interventions"]}
     return doc
 
 
