@@ -53,7 +53,7 @@ lint: $(STAMP)-dev
 schemas: $(STAMP)-dev
 	$(BIN)/python -m icgbench.contract.build
 
-docs: $(STAMP)-dev
+docs: $(STAMP)-dev full-tier
 	$(BIN)/python -m icgbench.reference
 
 bench: $(STAMP)-dev

@@ -16,6 +16,7 @@ import pytest
 from conftest import ROOT
 from icgbench.bench.attacks import TOLERANCE
 from icgbench.cli import main
+from icgbench.generator import variant_names
 
 pytestmark = pytest.mark.slow
 
@@ -37,7 +38,8 @@ def test_no_attack_scores_above_two_hundredths_in_any_variant_and_category(repor
     above = [(v, c, w) for v, cats in data["worst"].items() for c, w in cats.items()
              if w["score"] > TOLERANCE]
     assert not above and code == 0
-    assert len(data["worst"]) == 6 and all(len(cats) == 5 for cats in data["worst"].values())
+    assert set(data["worst"]) == set(variant_names())
+    assert all(len(cats) == 5 for cats in data["worst"].values())
     assert data["attacks"] > 60  # the panel's answers, the hindsight choices, the extras
 
 

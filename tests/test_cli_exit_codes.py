@@ -162,6 +162,9 @@ MATRIX: dict[str, dict[int, Case]] = {
     "leaderboard migrate": {0: lambda w, t: ["leaderboard", "migrate", "--dir", w.board],
                             1: lambda w, t: ["leaderboard", "migrate", "--dir", w.corrupt],
                             2: lambda w, t: ["leaderboard", "migrate", "--dir", t / "none"]},
+    "leaderboard regrade": {0: lambda w, t: ["leaderboard", "regrade", "--dir", w.board],
+                            1: lambda w, t: ["leaderboard", "regrade", "--dir", w.corrupt],
+                            2: lambda w, t: ["leaderboard", "regrade", "--dir", t / "none"]},
     "leaderboard show": {0: lambda w, t: ["leaderboard", "show", "--dir", w.board],
                          1: lambda w, t: ["leaderboard", "show", "--dir", w.corrupt],
                          2: lambda w, t: ["leaderboard", "show", "--dir", t / "none"]},
@@ -178,6 +181,8 @@ MATRIX: dict[str, dict[int, Case]] = {
                    2: lambda w, t: ["bench", "list", "--no-such-flag"]},
     "bench info": {0: lambda w, t: ["bench", "info", "linear_lowhet"],
                    2: lambda w, t: ["bench", "info", "nope"]},
+    "bench confounding": {0: lambda w, t: ["bench", "confounding", "--tier", "small"],
+                          2: lambda w, t: ["bench", "confounding", "--tier", "huge"]},
     "bench run": {0: lambda w, t: ["bench", "run", "--cohort", "linear_lowhet", "--model",
                                    "random", "--outdir", t / "run"],
                   2: lambda w, t: ["bench", "run", "--cohort", "linear_lowhet", "--model",
@@ -268,6 +273,7 @@ DATA_MATRIX: dict[str, dict[int, Callable[..., list]]] = {
 
 #: commands that read no user file, so have no "invalid input" case
 NO_INPUT = {"demo", "submission template", "data cite", "generate", "bench list", "bench info",
+            "bench confounding",
             "bench run", "bench audit", "bench sweep", "bench plots", "bench baselines"}
 
 

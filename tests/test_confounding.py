@@ -1,4 +1,4 @@
-"""The hidden-confounding mechanism (issue 48's DGP, not yet a registered variant).
+"""The hidden-confounding mechanism (issue 48's DGP; the ``hidden_confounding`` variant).
 
 A cohort whose variant has ``n_confounded`` draws that many of its ``confound_candidates``
 and gives each a hidden host factor's push in the state's risk-raising direction; the same
@@ -18,7 +18,7 @@ import pytest
 
 from icgbench.contract.vocabulary import STATES
 from icgbench.generator import all_variants, get_variant
-from icgbench.generator.family import CONFOUNDER_HAZARD, draw_mechanism
+from icgbench.generator.family import CONFOUNDER_HAZARD, CONFOUNDER_STATE_GAIN, draw_mechanism
 from icgbench.generator.mechanism import PRIOR_SIGNS
 from icgbench.generator.reference import cohort_mechanism
 from icgbench.generator.simulator import simulate
@@ -30,7 +30,11 @@ PROBE = dataclasses.replace(get_variant("linear_lowhet"), name="confounded_probe
 
 
 def test_the_added_fields_leave_every_registered_variant_as_it_was():
-    for v in all_variants():
+    """Every variant that leaves the fields at their neutral value (all but the confounded
+    ones, which came with them) hashes as before they existed and draws no confounder."""
+    confounded = [v for v in all_variants() if v.n_confounded]
+    assert [v.name for v in confounded] == ["hidden_confounding"]
+    for v in (v for v in all_variants() if not v.n_confounded):
         before = {k: x for k, x in dataclasses.asdict(v).items() if k not in ADDED_LATER}
         canonical = json.dumps(before, sort_keys=True, separators=(",", ":"))
         assert v.variant_hash == hashlib.sha256(canonical.encode()).hexdigest()[:12]
@@ -65,3 +69,42 @@ def test_docs_state_the_confounders_family():
     hazard = f"[{-CONFOUNDER_HAZARD[1]:g}, {-CONFOUNDER_HAZARD[0]:g}]"
     assert f"a gain uniform in {gain}" in text
     assert f"a hazard\ncoefficient `c` uniform in {hazard}" in text
+
+
+# --- the registered variant, through the command line ----------------------------------------
+
+def test_every_committed_confounded_cohort_points_the_data_the_wrong_way(capsys):
+    """`bench confounding` on the small tier: each confounded state's causal sign is the
+    prior's, and its association with the event has the other sign."""
+    from icgbench.cli import main
+
+    assert main(["bench", "confounding", "--tier", "small", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    confounded = [v.name for v in all_variants() if v.n_confounded]
+    assert sorted({r["variant"] for r in rows}) == confounded and len(rows) == len(confounded)
+    for r in rows:
+        assert r["causal_sign"] == PRIOR_SIGNS[r["state"]], r
+        assert np.sign(r["association"]) == -r["causal_sign"] and r["reversed"], r
+
+
+def test_bench_info_prints_the_family_and_never_a_cohorts_draw(capsys):
+    """The candidates and the strength ranges, as docs/dgp.md states them; nothing of any
+    committed cohort's hidden_confounders table (which state, its step or coefficient)."""
+    from icgbench.api.tables import load_table
+    from icgbench.cli import main
+
+    assert main(["bench", "info", "hidden_confounding", "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)["hidden_confounding"]
+    assert info == {"count": 1,
+                    "candidates": [{"state": s, "prior_sign": PRIOR_SIGNS[s]}
+                                   for s in FLIP_CANDIDATES],
+                    "state_gain": list(CONFOUNDER_STATE_GAIN),
+                    "hazard_coefficient": [-CONFOUNDER_HAZARD[1], -CONFOUNDER_HAZARD[0]]}
+    assert main(["bench", "info", "hidden_confounding"]) == 0
+    text = capsys.readouterr().out
+    assert "each cohort confounds 1 of DNA_adducts (prior +1)" in text
+    drawn = load_table("hidden_confounding", "hidden_confounders", 0, "small", "truth")
+    for value in (*drawn.state_step, *drawn.hazard_coefficient):
+        assert f"{value}" not in text and f"{value:.3f}" not in text
+    assert main(["bench", "info", "linear_lowhet"]) == 0
+    assert "hidden confounding: none" in capsys.readouterr().out

@@ -102,23 +102,28 @@ def test_a_release_that_is_no_recorded_generation_is_never_admitted(release, tmp
     assert (board / "queue" / "mine.json").exists()
 
 
-def test_the_pull_request_limit_is_the_documented_six_files(tmp_path, capsys):
-    """Kills queue-limit-7: the limit is counted before any file is read, so seven files of
-    anything are refused and six are not refused for their number."""
-    assert QUEUED_PER_PULL_REQUEST == 6
+def test_the_pull_request_limit_is_one_file_per_variant(tmp_path, capsys):
+    """Kills queue-limit-plus-one: the limit (a full set of cohorts, one per registered
+    variant) is counted before any file is read, so one file more of anything is refused
+    and the limit is not refused for its number."""
+    from icgbench.generator import variant_names
+
+    limit = len(variant_names())
+    assert limit == QUEUED_PER_PULL_REQUEST
     repo = tmp_path / "repo"
     queue = repo / "leaderboard" / "sealed" / "queue"
     queue.mkdir(parents=True)
     git(repo, "init", "-q", "-b", "main")
     (repo / "README.md").write_text("a board\n")
     base = commit(repo, "base")
-    for n in range(7):
+    for n in range(limit + 1):
         (queue / f"probe{n}.json").write_text("{}")
     argv = ["leaderboard", "admit", "--dir", str(queue.parent), "--dry-run", "--base", base]
     code = main(argv)
     err = capsys.readouterr().err
-    assert code == 1 and "adds or changes 7 files" in err and "at most 6 per pull" in err, err
-    (queue / "probe6.json").unlink()
+    assert code == 1 and f"adds or changes {limit + 1} files" in err, err
+    assert f"at most {limit} per pull" in err, err
+    (queue / f"probe{limit}.json").unlink()
     main(argv)
     assert "per pull request" not in capsys.readouterr().err
 

@@ -500,8 +500,8 @@ for (i in seq_len(nrow(jobs))) {
 
 
 #: Seeds per variant whose every entry R re-grades, beside the calibration cohort: R grades
-#: one submission at a time (270 files took over 300 s here), so the whole board (4,320)
-#: would take over 80 minutes.
+#: one submission at a time (270 files took over 300 s here), so the whole board (5,040)
+#: would take over 90 minutes.
 R_SEEDS_PER_VARIANT = 2
 
 

@@ -85,7 +85,7 @@ def test_committed_descriptor_is_a_data_package_v2():
         assert doc[key], key
     assert doc["version"] == DATA_VERSION
     assert "synthetic" in doc["description"].lower()
-    assert len(d.resources) == 6 * len(contract.table_names()) * 2
+    assert len(d.resources) == len(variant_names()) * len(contract.table_names()) * 2
     for raw in doc["resources"]:
         assert raw["hash"].startswith("sha256:") and raw["bytes"] > 0
         assert raw["icgbench:role"] in ("public", "truth")
@@ -400,7 +400,7 @@ def _as_small(root: Path, mini) -> Path:
 
 def test_list_tables_reports_presence():
     rows = list_tables("small")
-    assert len(rows) == 6 * len(contract.table_names())
+    assert len(rows) == len(variant_names()) * len(contract.table_names())
     assert all(r["present"] for r in rows)
 
 

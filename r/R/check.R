@@ -82,8 +82,9 @@ id_runs <- function(ids) lapply(as.character(ids), function(id) list(id, -1L, 1L
 
 named_list <- function() stats::setNames(list(), character())
 
-# The facts of one tier for the submission's header: the release's version, the seeds of
-# every variant, and the held-out ids of the header's cohort (when the release has it).
+# The facts of one tier for the submission's header: the release's version (and the earlier
+# ones it grades as its own), the seeds of every variant, and the held-out ids of the
+# header's cohort (when the release has it).
 release_tier_facts <- function(release, header) {
   cohorts <- release$descriptor[["icgbench:cohorts"]]
   out <- named_list()
@@ -99,8 +100,9 @@ release_tier_facts <- function(release, header) {
       test = id_runs(subjects$subject_id[subjects$split == "test"]),
       target_test = id_runs(subjects$subject_id[subjects$split == "target_test"]))
   }
-  stats::setNames(list(list(version = release$descriptor$version, cohorts = out)),
-                  release$tier)
+  compatible <- as.list(names(release$descriptor[["icgbench:compatible_releases"]]))
+  stats::setNames(list(list(version = release$descriptor$version, compatible = compatible,
+                            cohorts = out)), release$tier)
 }
 
 # The facts a truth carries: its cohort only (icg_score grades against that cohort).

@@ -1,4 +1,5 @@
-"""The board's own numbers for docs/baselines.md: power, spans, attacks, floors, methods.
+"""The board's own numbers for docs/baselines.md: power, spans, attacks, floors, methods,
+the seed's figures and the confounded/misspecified mirror.
 
 ``icgbench bench report --dir leaderboard --out docs/baselines.md`` rewrites the sections
 between ``<!-- generated: NAME (icgbench bench report) -->`` and ``<!-- end: NAME -->`` from
@@ -25,6 +26,8 @@ DESIGN_SEEDS = (5, 10, 20, 30, 40, 60, 90)
 DESIGN_TEST_SIZES = (100, 200, 400, 1000)
 V01, SIGN, AUG = "mbcnet_v0_1", "mbcnet_sign_constrained", "mbcnet_sign_constrained_augmented"
 MISSPECIFIED = ("misspecified_signs", "misspecified_signs_v2")
+#: The models with an intervention block: the mirror table's rows.
+INTERVENING = (V01, "mbcnet_boosted", SIGN, AUG)
 
 
 def _pattern(text: str, name: str) -> tuple[re.Pattern[str], str, str]:
@@ -238,6 +241,41 @@ def seed_markdown(entries: list[LeaderboardEntry]) -> str:
     return "\n".join(rows)
 
 
+def mirror_variants() -> list[str]:
+    """The variants where the data mislead and the prior is right (confounded), then those
+    where the prior is wrong and the data right (reversed signs), from the registry."""
+    from icgbench.generator import all_variants
+
+    return ([v.name for v in all_variants() if v.n_confounded]
+            + [v.name for v in all_variants() if v.n_flips])
+
+
+def mirror_markdown(entries: list[LeaderboardEntry]) -> str:
+    """Each intervening reference's normalized intervention score and overall on the
+    confounded variants beside the misspecified ones: mean [95% interval] and its group
+    letter among the four (one letter shared: not separable at the board's power)."""
+    from icgbench.leaderboard.ranking import normalized_with_shares, rank_overall
+
+    mine = [e for e in entries if e.model_name in INTERVENING]
+    variants = mirror_variants()
+    cells: dict[tuple[str, str, str], str] = {}
+    for variant in variants:
+        tables = {"intervention": normalized_with_shares(mine, [variant], frozenset(),
+                                                         "intervention")[0],
+                  "overall": rank_overall(mine, [variant])}
+        for category, rows in tables.items():
+            for r in rows:
+                cells[(r.model, category, variant)] = (
+                    f"{_f(r.mean)} [{_f(r.low)}, {_f(r.high)}] {r.group or ''}".rstrip())
+    out = ["| model | score | " + " | ".join(f"`{v}`" for v in variants) + " |",
+           "| --- | --- | " + " | ".join("---" for _ in variants) + " |"]
+    for model in INTERVENING:
+        for category in ("intervention", "overall"):
+            out.append(f"| {model} | {category} | " + " | ".join(
+                cells.get((model, category, v), "-") for v in variants) + " |")
+    return "\n".join(out)
+
+
 Section = Callable[[], str]
 
 
@@ -283,4 +321,5 @@ def sections(board: Path, resamples: int, sample: int, draws: int) -> dict[str, 
         "floors": lambda: floors_markdown(entries),
         "methods": lambda: methods_markdown(entries),
         "seed": lambda: seed_markdown(entries),
+        "mirror": lambda: mirror_markdown(entries),
     }

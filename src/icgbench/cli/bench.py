@@ -42,6 +42,18 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print only a JSON object")
     p.set_defaults(func=run_info)
 
+    p = sub.add_parser("confounding", help="each confounded state's causal sign beside its "
+                       "association with the event, per cohort",
+                       description="For every cohort of a confounded variant (a truth "
+                       "table, hidden_confounders, names its confounded states): the "
+                       "state's causal sign on the event beside the correlation of its "
+                       "last-visit value with the event over the train subjects, and a "
+                       "summary per state. docs/dgp.md shows it for the committed tiers.")
+    p.add_argument("--tier", choices=tuple(TIERS), default="small",
+                   help="release tier (default small)")
+    p.add_argument("--json", action="store_true", help="print only a JSON list")
+    p.set_defaults(func=run_confounding)
+
     p = sub.add_parser("run", help="fit a reference model on one cohort, submit, score",
                        description="Fit MODEL on the public tables of one cohort, write "
                        "submission.json, score it, write report.json, and print one JSON "
@@ -71,7 +83,7 @@ def register(commands: argparse._SubParsersAction) -> None:
                    "leaving out, with a note, those whose optional dependencies are not "
                    "installed)")
     p.add_argument("--cohorts", nargs="+", default=None, metavar="VARIANT",
-                   help="variants (default: all six)")
+                   help=f"variants (default: all {len(variant_names())})")
     p.add_argument("--seeds", nargs="+", type=non_negative_int, default=None,
                    help="seeds (default: every seed the tier holds)")
     p.add_argument("--tier", choices=list(TIERS), default="small",
@@ -150,7 +162,7 @@ def register(commands: argparse._SubParsersAction) -> None:
                        "board",
                        description="Rewrite the sections of a page marked `generated: NAME "
                        "(icgbench bench report)` (power, spans, attacks, floors, methods, "
-                       "seed) from a board and the full tier, as `bench power`, `bench "
+                       "seed, mirror) from a board and the full tier, as `bench power`, `bench "
                        "spans` and `bench attacks` compute them.")
     _board_folder(p)
     p.add_argument("--out", type=Path, default=Path("docs/baselines.md"),
@@ -510,9 +522,42 @@ def sign_reversals(variant_name: str) -> dict[str, object]:
                            for s in variant.flip_candidates]}
 
 
+def hidden_confounding(variant_name: str) -> dict[str, object]:
+    """The variant's family of hidden confounders: the candidates, how many a cohort draws
+    and the ranges their strengths are drawn from (which states and how strongly is each
+    cohort's ``hidden_confounders`` truth table only, never printed here)."""
+    from icgbench.generator.family import CONFOUNDER_HAZARD, CONFOUNDER_STATE_GAIN
+    from icgbench.generator.mechanism import PRIOR_SIGNS
+
+    variant = get_variant(variant_name)
+    return {"count": variant.n_confounded,
+            "candidates": [{"state": s, "prior_sign": PRIOR_SIGNS[s]}
+                           for s in variant.confound_candidates],
+            "state_gain": list(CONFOUNDER_STATE_GAIN),
+            "hazard_coefficient": [-CONFOUNDER_HAZARD[1], -CONFOUNDER_HAZARD[0]]}
+
+
+def run_confounding(args: argparse.Namespace) -> int:
+    from dataclasses import asdict
+
+    from icgbench.bench.confounding import cohort_markdown, signs, summary_markdown
+
+    rows = signs(args.tier)
+    if args.json:
+        print_json([asdict(r) | {"reversed": r.reversed} for r in rows])
+        return 0
+    print(cohort_markdown(rows))
+    print()
+    print(summary_markdown(rows))
+    print(f"{sum(r.reversed for r in rows)} of {len(rows)} confounded states of the "
+          f"{args.tier} tier have an association of the opposite sign to their effect")
+    return 0
+
+
 def run_info(args: argparse.Namespace) -> int:
     variant = variant_arg(args.variant)
-    info = variant.as_dict() | {"sign_reversals": sign_reversals(variant.name)}
+    info = variant.as_dict() | {"sign_reversals": sign_reversals(variant.name),
+                                "hidden_confounding": hidden_confounding(variant.name)}
     if args.json:
         print_json(info)
         return 0
@@ -527,6 +572,19 @@ def run_info(args: argparse.Namespace) -> int:
               "which ones is in the cohort's truth tables only")
     else:
         print("sign reversals: none (every path to the event has the prior's sign)")
+    hidden = info["hidden_confounding"]
+    if hidden["count"]:
+        names = ", ".join(f"{c['state']} (prior {c['prior_sign']:+d})"
+                          for c in hidden["candidates"])
+        gain, hazard = hidden["state_gain"], hidden["hazard_coefficient"]
+        print(f"hidden confounding: each cohort confounds {hidden['count']} of {names}: an "
+              "unobserved host factor (standard normal per subject) pushes the state in its "
+              f"risk-raising direction by {gain[0]}-{gain[1]} state sds and enters the "
+              f"log-hazard with a coefficient in [{hazard[0]}, {hazard[1]}], through no "
+              "state; which state and how strongly is in the cohort's truth tables only")
+    else:
+        print("hidden confounding: none (no unobserved factor acts on both a state and the "
+              "event)")
     print("causal graph: drawn per cohort from the family in docs/dgp.md; the cohort's graph "
           "is a truth table, its public prior_graph a noisy view of the family")
     return 0

@@ -26,7 +26,7 @@ from icgbench.leaderboard.store import (
 )
 from icgbench.release.descriptor import SEALED_KEY_ENV
 from icgbench.release.locate import release_root
-from icgbench.release.tiers import SEALED_NAME, TIERS
+from icgbench.release.tiers import DATA_VERSION, SEALED_NAME, TIERS
 from icgbench.tasks import TASKS
 
 DIR_HELP = "board folder (default: leaderboard/)"
@@ -119,6 +119,17 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--dir", type=Path, default=None, help=DIR_HELP)
     _lock_timeout(p)
     p.set_defaults(func=run_migrate)
+
+    p = sub.add_parser("regrade", help="grade a board again on a new minor data release",
+                       description="Grade every entry graded on an earlier minor release of "
+                       "this major data release again, from its stored submission: only its "
+                       "scores, data_version and release_fingerprint change. The board is "
+                       "written as it goes, so a run cut off resumes. A new major release "
+                       "starts a new board instead (docs/leaderboard.md).")
+    p.add_argument("--dir", type=Path, default=None, help=DIR_HELP)
+    p.add_argument("--jobs", type=positive_int, default=2, help="parallel processes")
+    _lock_timeout(p)
+    p.set_defaults(func=run_regrade)
 
     p = sub.add_parser("show", help="ranked tables: overall, then each category's normalized "
                        "score per variant")
@@ -432,4 +443,14 @@ def run_migrate(args: argparse.Namespace) -> int:
     moved = migrate(folder, args.lock_timeout)
     print(f"{folder} is at the current schema version ({moved} stored file(s) moved); wrote "
           f"{folder / 'leaderboard.json'} and {folder / 'leaderboard.csv'}")
+    return 0
+
+
+def run_regrade(args: argparse.Namespace) -> int:
+    from icgbench.leaderboard.regrade import regrade
+
+    folder = _dir(args)
+    done, total = regrade(folder, args.jobs, args.lock_timeout)
+    print(f"{folder}: {done} of {total} entries graded again on data release {DATA_VERSION}; "
+          f"wrote {folder / 'leaderboard.json'} and {folder / 'leaderboard.csv'}")
     return 0

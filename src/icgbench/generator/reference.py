@@ -111,6 +111,8 @@ def _reference_end_states(variant: Variant, mechanism: Mechanism, months: int) -
 
 
 SOLVED_ROOTS = "solved_roots.json"
+#: The roots each cohort ships.
+ROOT_NAMES = ("intercept", "log_target_spread")
 
 #: A function whose root on [-30, 30] is one of the DGP's constants.
 Gap = Callable[[float], float]
@@ -253,8 +255,8 @@ def solve_roots(variant: Variant, mechanism: Mechanism, months: int) -> dict[str
     intercept = solve(_intercept_gap(variant, mechanism, months, unit))
     low, high = (math.log(b) for b in variant.target_host_sd_bounds)
     spread = _bounded_root(_spread_gap(variant, mechanism, months), low, high)
-    return {root_key(variant, mechanism, months, "intercept"): intercept.hex(),
-            root_key(variant, mechanism, months, "log_target_spread"): spread.hex()}
+    return dict(zip((root_key(variant, mechanism, months, what) for what in ROOT_NAMES),
+                    (intercept.hex(), spread.hex()), strict=True))
 
 
 @functools.lru_cache(maxsize=256)
@@ -300,11 +302,20 @@ def _confounder_in_units(variant: Variant, drawn: Mechanism) -> Mechanism:
 
 def write_solved_roots(cohorts: list[tuple[Variant, int]]) -> Path:
     """Solve the given cohorts (variant, seed) at their variant's follow-up and rewrite the
-    shipped file with exactly their roots."""
+    shipped file with exactly their roots. A root already shipped keeps its shipped bits
+    (solved on another CPU it can move in the last bits, and a frozen cohort would change):
+    a release that adds cohorts solves only theirs."""
     from icgbench.io.atomic import write_text
 
-    roots = {k: v for variant, seed in cohorts for k, v in
-             solve_roots(variant, cohort_mechanism(variant, seed), variant.months).items()}
+    shipped = solved_roots()
+    roots = {}
+    for variant, seed in cohorts:
+        mechanism = cohort_mechanism(variant, seed)
+        keys = [root_key(variant, mechanism, variant.months, what) for what in ROOT_NAMES]
+        if all(k in shipped for k in keys):
+            roots.update({k: shipped[k] for k in keys})
+        else:
+            roots.update(solve_roots(variant, mechanism, variant.months))
     path = Path(__file__).with_name(SOLVED_ROOTS)
     write_text(path, json.dumps(roots, indent=1, sort_keys=True) + "\n")
     return path

@@ -281,13 +281,13 @@ TRAIN_TABLES = ("train_outcomes", "train_states")
 HELD_OUT_TABLES = ("test_outcomes", "test_states", "counterfactual_risks", "reachable_risks")
 #: Tables of the cohort as a whole (small): the registry, the priors, the graph, the effects.
 COHORT_TABLES = ("interventions", "structural_prior", "prior_graph", "nodes",
-                 "intervention_effects", "graph")
+                 "intervention_effects", "graph", "hidden_confounders")
 #: The order of ``Cohort.tables``: every table the DGP writes (the release adds the
 #: model-free panel's scores, :mod:`icgbench.model_free`, which grade these).
 TABLE_ORDER = ("subjects", "observations", "masks", "train_outcomes", "train_states",
                "interventions", "structural_prior", "prior_graph", "nodes", "test_outcomes",
                "test_states", "kcc_activations", "host_latents", "counterfactual_risks",
-               "reachable_risks", "intervention_effects", "graph")
+               "reachable_risks", "intervention_effects", "graph", "hidden_confounders")
 HELD_OUT = ("test", "target_test")
 
 
@@ -388,4 +388,19 @@ def cohort_tables(variant: Variant, seed: Seed, months: int,
                 "weight": [e[4] for e in edges],
             }
         ),
+        "hidden_confounders": _hidden_confounders(mechanism),
     }
+
+
+def _hidden_confounders(mechanism: Mechanism) -> pa.Table:
+    """Each state a hidden factor confounds (no rows where none is): the factor's monthly
+    push on it, in its risk-raising direction, its log-hazard coefficient through no state,
+    and the state's causal sign on the event (:mod:`.family`)."""
+    beta = dict(zip(STATES, mechanism.risk_beta, strict=True))
+    rows = mechanism.confounded
+    return pa.table({
+        "state": pa.array([s for s, _, _ in rows], pa.string()),
+        "state_step": pa.array([step for _, step, _ in rows], pa.float64()),
+        "hazard_coefficient": pa.array([h for _, _, h in rows], pa.float64()),
+        "causal_sign": pa.array([int(np.sign(beta[s])) for s, _, _ in rows], pa.int64()),
+    })

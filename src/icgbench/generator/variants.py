@@ -201,6 +201,18 @@ _REGISTRY: dict[str, Variant] = {
             flip_candidates=FLIP_CANDIDATES,
             n_flips=2,
         ),
+        _variant(
+            "hidden_confounding",
+            "linear_lowhet base where the prior is right and the data mislead: an unobserved "
+            "host factor, drawn per subject and never published, raises one bottleneck "
+            "state and lowers the hazard through no state, strongly enough that the state's "
+            "association with the event has the opposite sign to its causal effect; which "
+            "state and how strongly each cohort draws from the candidates (a truth table "
+            "only). The mirror of misspecified_signs: models that learn effects from "
+            "associations alone get that intervention's sign wrong.",
+            confound_candidates=FLIP_CANDIDATES,
+            n_confounded=1,
+        ),
     )
 }
 
@@ -234,6 +246,10 @@ def validate_variant(variant: Variant) -> None:
     if not 0 <= variant.n_flips <= len(variant.flip_candidates):
         raise ValueError(f"variant {variant.name!r}: n_flips must be between 0 and the number "
                          "of flip candidates")
+    unknown = [s for s in variant.confound_candidates if s not in STATES]
+    if unknown or not 0 <= variant.n_confounded <= len(variant.confound_candidates):
+        raise ValueError(f"variant {variant.name!r}: confound_candidates must name states and "
+                         "n_confounded be between 0 and their number")
     if not 0.0 <= variant.masking_rate < 1.0:
         raise ValueError(f"variant {variant.name!r}: masking_rate must be in [0, 1)")
     if not 0.0 < variant.target_prevalence < 1.0:

@@ -73,7 +73,8 @@ def _tier_facts(tier: str) -> dict[str, Any] | None:
     except (InvalidInputError, OSError) as exc:  # its files are not all here
         log.warning("the check page leaves out the %s tier: %s", tier, exc)
         return None
-    return {"version": d.version, "cohorts": cohorts}
+    return {"version": d.version, "compatible": list(d.compatible_versions),
+            "cohorts": cohorts}
 
 
 def checker_facts() -> dict[str, Any]:

@@ -27,6 +27,11 @@ CEILING_SUFFIX = "__ceiling"
 CLOCK_SKEW = dt.timedelta(days=1)
 
 
+#: The fields a regrade on a new minor data release rewrites (:mod:`.regrade`); every
+#: other field of an entry is kept.
+GRADED = ("scores", "data_version", "release_fingerprint")
+
+
 def canonical_path(model: str, version: str, variant: str, seed: int) -> str:
     """Where a board stores a model version's submission for a cohort (relative path)."""
     return f"{SUBMISSIONS}/{model}/{version}/{variant}__seed{seed}.json.gz"

@@ -16,7 +16,10 @@ The ref is resolved in the git repository that holds the board folder, and the b
 read at the same path inside it with ``git cat-file`` only (one batch process for the
 stored files): nothing in the repository is run. A board whose every entry was graded on
 an earlier major data release is closed: the current board starts a new history (as
-releases 2.0.0 and 3.0.0 did).
+releases 2.0.0 and 3.0.0 did). A board whose every entry was graded on an earlier minor
+release of the current major one is *regraded* (as 7.1.0 did, :mod:`.regrade`): each of
+its rows must reappear in place with every field but the graded ones (``GRADED``) the same
+value and its stored file the same bytes, and every one of them is graded again.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from typing import Any
 from icgbench.errors import InvalidInputError
 from icgbench.io import untrusted
 from icgbench.leaderboard.discrepancy import Discrepancy
-from icgbench.leaderboard.entry import SCHEMA_VERSION, SUBMISSIONS
+from icgbench.leaderboard.entry import GRADED, SCHEMA_VERSION, SUBMISSIONS
 from icgbench.leaderboard.files import inside, path_problem
 from icgbench.leaderboard.gitrepo import (
     REGULAR_MODES,
@@ -71,6 +74,28 @@ def earlier_release(board: RawBoard) -> bool:
     major = DATA_VERSION.split(".")[0]
     return bool(board.entries) and all(
         str(e.get("data_version", "")).split(".")[0] != major for e in board.entries)
+
+
+def _version(text: str) -> tuple[int, ...] | None:
+    try:
+        return tuple(int(p) for p in text.split("+")[0].split("."))
+    except ValueError:
+        return None
+
+
+def earlier_minor(version: object) -> bool:
+    """Whether ``version`` is an earlier release of the current major data release (an
+    entry graded on it is regraded on this one, not closed)."""
+    mine, theirs = _version(DATA_VERSION), _version(str(version))
+    return theirs is not None and mine is not None and theirs[0] == mine[0] and theirs < mine
+
+
+def regrade_base(board: RawBoard) -> bool:
+    """Whether every entry of ``board`` was graded on an earlier minor release of this
+    major one: the board at that ref is regraded, and all its entries are graded again.
+    As for :func:`earlier_release`, only the grading code's release decides it."""
+    return bool(board.entries) and all(earlier_minor(e.get("data_version"))
+                                       for e in board.entries)
 
 
 def _skip_space(text: str, i: int) -> int:
@@ -115,12 +140,18 @@ def _label(entry: dict) -> str:
             f"{entry.get('variant_name')} seed {entry.get('seed')}")
 
 
-def _row_change(old_row: bytes, new_row: bytes, old: Any, new: Any) -> str | None:
+def _row_change(old_row: bytes, new_row: bytes, old: Any, new: Any, regraded: bool = False
+                ) -> str | None:
     """How a base row changed in the new board, or None when it is kept (byte for byte, or
-    stored at an older schema version and now exactly its migration)."""
+    stored at an older schema version and now exactly its migration; on a ``regraded``
+    base, every field but the graded ones the same value)."""
     if old_row == new_row:
         return None
     if isinstance(old, dict) and isinstance(new, dict):
+        if regraded:
+            changed = sorted(k for k in set(old) | set(new)
+                             if k not in GRADED and _exact(old.get(k)) != _exact(new.get(k)))
+            return f"changed: {', '.join(changed)} (a regrade keeps them)" if changed else None
         if old.get("schema_version") != SCHEMA_VERSION and (
                 new.get("schema_version") == SCHEMA_VERSION):
             try:
@@ -149,6 +180,8 @@ class BaseBoard:
     data: bytes
     csv: bytes | None
     board: RawBoard
+    #: every entry graded on an earlier minor release: each is graded again (:func:`regrade_base`)
+    regrade: bool = False
 
     def path(self, name: str) -> str:
         """``name`` (relative to the board folder) as a path from the repository's top."""
@@ -173,13 +206,13 @@ def read_base(folder: Path, ref: str) -> BaseBoard | None:
     board = parse_board(data, f"{at}{JSON_NAME} at {commit[:12]}")
     if earlier_release(board):
         return None  # a new major data release starts a new board (docs/leaderboard.md)
-    return BaseBoard(ref, top, prefix, commit, data, csv, board)
+    return BaseBoard(ref, top, prefix, commit, data, csv, board, regrade_base(board))
 
 
 def verified_rows(base: BaseBoard | None, current: bytes) -> int:
     """How many leading rows of the board document ``current`` are the base board's rows,
     byte for byte: rows verified when they merged, that need no checking again."""
-    if base is None:
+    if base is None or base.regrade:
         return 0
     if _appended_only(base.data, current):
         return len(base.board.entries)
@@ -255,7 +288,7 @@ def _changed(base: BaseBoard, folder: Path, now: RawBoard, current: bytes
                 out.append(Discrepancy(label, "history", f"present in {at}", "removed"))
                 continue
             change = None if kept else _row_change(base.rows[i], new_rows[i], old_raw[i],
-                                                   new_raw[i])
+                                                   new_raw[i], base.regrade)
             if change is not None:
                 out.append(Discrepancy(label, "history", f"as in {at}", change))
                 continue

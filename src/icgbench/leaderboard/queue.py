@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from icgbench.errors import InvalidInputError, UsageError, UserError
+from icgbench.generator import variant_names
 from icgbench.leaderboard.entry import LeaderboardEntry, parse_utc
 from icgbench.leaderboard.files import QUEUE, queue_problem
 from icgbench.leaderboard.store import JSON_NAME, load_board, locked, write_board
@@ -38,11 +39,11 @@ log = logging.getLogger(__name__)
 
 SEALED_TIER = "sealed"
 #: The admission ration per model name: a full set of cohorts (one per variant) a week.
-ADMISSIONS_PER_PERIOD = 6
+ADMISSIONS_PER_PERIOD = len(variant_names())
 PERIOD = dt.timedelta(days=7)
 #: The files one pull request may add to the queue (or change in it), whatever their model
 #: names: a full set of cohorts. Many names in one pull request get no more.
-QUEUED_PER_PULL_REQUEST = 6
+QUEUED_PER_PULL_REQUEST = len(variant_names())
 
 
 @dataclass(frozen=True)

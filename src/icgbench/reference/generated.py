@@ -162,7 +162,20 @@ def reference_panel_markdown() -> str:
     return "\n".join(out)
 
 
-#: Page -> (section name, generator) pairs.
+def confounding_markdown() -> str:
+    """The observational against the causal sign of every confounded state: each cohort
+    of the small tier, and per state over the full tier (``icgbench bench confounding``)."""
+    from icgbench.bench.confounding import cohort_markdown, signs, summary_markdown
+
+    small, full = signs("small"), signs("full")
+    return "\n".join([
+        "The small tier (`icgbench bench confounding --tier small`):", "",
+        cohort_markdown(small), "",
+        f"The full tier (`icgbench bench confounding --tier full`; "
+        f"{sum(r.reversed for r in full)} of {len(full)} confounded states point the "
+        "other way):", "", summary_markdown(full)])
+
+
 def tiers_markdown() -> str:
     """Each tier's size from its committed descriptor: variants, seeds, cohorts and the
     resources a standard validator (frictionless) checks."""
@@ -205,9 +218,11 @@ def publication_markdown() -> str:
     return "\n".join(out)
 
 
+#: Page -> (section name, generator) pairs.
 SECTIONS: dict[str, list[tuple[str, Callable[[], str]]]] = {
     "docs/releasing.md": [("publication", publication_markdown)],
-    "docs/dgp.md": [("family", family_markdown), ("measurement", measurement_markdown)],
+    "docs/dgp.md": [("confounding", confounding_markdown), ("family", family_markdown),
+                    ("measurement", measurement_markdown)],
     "docs/scoring.md": [("categories", categories_markdown), ("panel", panel_markdown)],
     "docs/models.md": [("reference_panel", reference_panel_markdown)],
     "docs/data.md": [("tiers", tiers_markdown)],

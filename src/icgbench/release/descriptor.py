@@ -21,7 +21,7 @@ from typing import Any
 from icgbench import contract
 from icgbench.errors import InvalidInputError, UsageError
 from icgbench.io import untrusted
-from icgbench.release.tiers import CREATED, PUBLICATION, Tier
+from icgbench.release.tiers import COMPATIBLE_RELEASES, CREATED, PUBLICATION, Tier
 
 PROFILE = "https://datapackage.org/profiles/2.0/datapackage.json"
 PARQUET_MEDIATYPE = "application/vnd.apache.parquet"
@@ -196,6 +196,13 @@ class Descriptor:
         return list(self.document["icgbench:cohorts"])
 
     @property
+    def compatible_versions(self) -> tuple[str, ...]:
+        """Earlier releases whose submissions this one grades as its own (their cohorts'
+        public tables are unchanged here: ``icgbench:compatible_releases``)."""
+        found = self.document.get("icgbench:compatible_releases", {})
+        return tuple(found) if isinstance(found, dict) else ()
+
+    @property
     def calibration_cohort(self) -> tuple[str, int]:
         """(variant, seed) on which structure_recovery's K* is chosen."""
         c = self.document["icgbench:calibration_cohort"]
@@ -362,6 +369,26 @@ def _descriptor(path: Path, digest: bytes, data: bytes) -> Descriptor:
     return Descriptor(path, document)
 
 
+def public_digest(resources: list[dict[str, Any]], variants: Any) -> str:
+    """SHA-256 over the name and content digest of every public table of the cohorts of
+    ``variants``: what a model of a release holding those variants read."""
+    wanted = set(variants)
+    items = sorted(f"{r['name']} {r['icgbench:content_digest']}" for r in resources
+                   if r.get("icgbench:role") == "public" and r.get("format") == "parquet"
+                   and r.get("icgbench:variant") in wanted)
+    return "sha256:" + hashlib.sha256("\n".join(items).encode()).hexdigest()
+
+
+def _compatible(tier: Tier) -> dict[str, Any]:
+    if not tier.frozen or tier.sealed:
+        return {}
+    found = {version: {"variants": list(record["variants"]),
+                       "public_digest": record["digests"][tier.name]}
+             for version, record in COMPATIBLE_RELEASES.items()
+             if tier.name in record["digests"]}
+    return {"icgbench:compatible_releases": found} if found else {}
+
+
 def build_document(tier: Tier, cohorts: list[dict[str, Any]],
                    resources: list[dict[str, Any]], extra: dict[str, Any] | None = None
                    ) -> dict[str, Any]:
@@ -405,6 +432,7 @@ def build_document(tier: Tier, cohorts: list[dict[str, Any]],
         },
         **({} if tier.committed or not tier.frozen else
            {"icgbench:mirrors": list(tier.mirrors)}),
+        **_compatible(tier),
         **(extra or {}),
         "resources": resources,
     }

@@ -79,6 +79,12 @@ TABLES: dict[str, tuple[str, str]] = {
                              "direction and mean risk change."),
     "graph": ("truth", "The true causal graph over the public node set, with signs and "
               "weights."),
+    "hidden_confounders": ("truth", "Each bottleneck state an unobserved host factor "
+                           "confounds (no rows in a cohort without one): the factor, drawn "
+                           "per subject and never published, pushes the state in its "
+                           "risk-raising direction and lowers the hazard through no state, "
+                           "so the state's association with the event can have the opposite "
+                           "sign to its causal effect (docs/dgp.md)."),
     "model_free_scores": ("truth", "The model-free panel's scores on the cohort: every "
                           "answer built without fitting anything (docs/scoring.md), graded "
                           "on every normalized metric it has, and the chance level. The "
@@ -274,6 +280,19 @@ def build_table_schemas() -> dict[str, dict[str, Any]]:
         _f("weight", "number", "Coefficient of the cause in the effect's update equation "
            "(absolute value).", required=True, minimum=0),
     ]
+    hidden_confounders = [
+        _f("state", "string", "The confounded state.", required=True, unique=True,
+           enum=list(STATES)),
+        _f("state_step", "number", "The factor's monthly push on the state, in the state's "
+           "units per standard deviation of the factor, in the state's risk-raising "
+           "direction.", required=True, minimum=0),
+        _f("hazard_coefficient", "number", "The factor's coefficient in the log hazard per "
+           "standard deviation of the factor, acting through no state (negative: it lowers "
+           "the hazard).", required=True, maximum=0),
+        _f("causal_sign", "integer", "The sign of the state's causal effect on the event "
+           "(the structural prior's: confounding reverses the association, not the effect).",
+           required=True, enum=[-1, 1]),
+    ]
     node_fk = [_fk(["source"], "nodes", ["node"]), _fk(["target"], "nodes", ["node"])]
     name = r"^[a-z][a-z0-9_.]*$"
     model_free_scores = [
@@ -314,6 +333,7 @@ def build_table_schemas() -> dict[str, dict[str, Any]]:
         "reachable_risks": _schema(reachable_risks, ["subject_id"], subjects_fk),
         "intervention_effects": _schema(intervention_effects, ["intervention"]),
         "graph": _schema(graph, ["source", "target"], node_fk),
+        "hidden_confounders": _schema(hidden_confounders, ["state"]),
         "model_free_scores": _schema(model_free_scores, ["answer", "task", "metric"]),
     }
 

@@ -3,12 +3,29 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from icgbench.errors import UsageError
 
 #: The data release version (semver, per the Data Package version recipe): bump it whenever
 #: freezing would change any byte of the data, and record the change in CHANGELOG.md.
-DATA_VERSION = "7.0.0"
+DATA_VERSION = "7.1.0"
+#: Earlier minor releases of this major one whose submissions this release grades as its
+#: own: every public table of every cohort they held is unchanged here (what a model read
+#: then it reads now), so a file fitted on one needs no refit. Per release: its variants and,
+#: per open tier, the digest of those cohorts' public tables (``descriptor.public_digest``;
+#: a test recomputes it from the committed descriptors). Each descriptor lists them as
+#: ``icgbench:compatible_releases``.
+COMPATIBLE_RELEASES: dict[str, dict[str, Any]] = {
+    "7.0.0": {
+        "variants": ("linear_lowhet", "misspecified_signs", "misspecified_signs_v2",
+                     "nonlinear_mixhost", "nonlinear_obs", "partial_observability"),
+        "digests": {
+            "small": "sha256:0032848ea313c342c0cb60dc6cf63770da104c5a9045b3beb4822c312a857707",
+            "full": "sha256:b585f059cd035b268639e6615031af540bb346a0528bf351a5e469530566e984",
+        },
+    },
+}
 #: Fixed so that re-freezing writes a byte-identical descriptor.
 CREATED = "2026-12-02T00:00:00Z"
 #: The tier the public board grades; its cohorts choose the floors of the categories whose

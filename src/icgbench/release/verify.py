@@ -174,9 +174,9 @@ def field_problems(values: dict[str, pa.ChunkedArray], summaries: dict[str, Colu
 def _distinct_values(column: pa.ChunkedArray) -> pa.Array:
     """The distinct non-null values of a column."""
     if pa.types.is_dictionary(column.type):
-        return pc.unique(pc.drop_null(column.combine_chunks().dictionary_decode()
-                                      if column.num_chunks > 1 else
-                                      column.chunk(0).dictionary))
+        return pc.unique(pc.drop_null(column.chunk(0).dictionary
+                                      if column.num_chunks == 1 else
+                                      column.combine_chunks().dictionary_decode()))
     return pc.drop_null(pc.unique(column))
 
 

@@ -57,7 +57,7 @@ def text_errors(doc: dict[str, Any]) -> list[str]:
 def header_errors(doc: dict[str, Any], d: Descriptor) -> list[str]:
     """Data version, tier, variant hash and cohort against the release; header text."""
     out = text_errors(doc)
-    if doc["data_version"] != d.version:
+    if doc["data_version"] != d.version and doc["data_version"] not in d.compatible_versions:
         out.append(line(("data_version",), message(
             "data_version", given=json_string(doc["data_version"]),
             release=json_string(d.version), plain=doc["data_version"])))
