@@ -18,6 +18,7 @@ from icgbench.bench.power import (
     power,
 )
 from icgbench.cli import main
+from icgbench.generator import variant_names
 
 
 def test_power_is_the_two_sided_t_tests():
@@ -64,6 +65,6 @@ def test_bench_power_on_the_committed_board(full_tier_root, capsys):
     overall = [p for p in data["pairs"] if p["scope"] == "all"]
     assert len(overall) == 10
     for p in overall:
-        assert p["cohorts"] == 360 and p["detectable"] <= 0.025, p
+        assert p["cohorts"] == 60 * len(variant_names()) and p["detectable"] <= 0.025, p
         assert 0 <= p["within"] < p["between"], p
     assert data["designs"] and data["test_size"] == 200
