@@ -99,6 +99,13 @@ def _parquet(descriptor: Descriptor, table: str) -> list[Any]:
     return [r for r in descriptor.resources if r.table == table and r.format == "parquet"]
 
 
+def config_files(descriptor: Descriptor, table: str) -> list[Any]:
+    """The Parquet resources a table's config lists: those with rows. Hugging Face
+    ``datasets`` cannot read a file of no rows (a truth table defined on some variants
+    only, such as ``hidden_confounders``, is empty on the others)."""
+    return [r for r in _parquet(descriptor, table) if r.rows > 0]
+
+
 def _front_matter(descriptor: Descriptor, prefix: str) -> list[str]:
     """The YAML header; ``prefix`` is cut from each resource path (the card's folder)."""
     doc = descriptor.document
@@ -113,13 +120,14 @@ def _front_matter(descriptor: Descriptor, prefix: str) -> list[str]:
     lines += ["tags:", *(f"- {_q(t)}" for t in dict.fromkeys(tags))]
     lines += ["task_categories:", *(f"- {_q(t)}" for t in TASK_CATEGORIES)]
     lines.append("configs:")
-    for table in tables(descriptor):
+    shown = [t for t in tables(descriptor) if config_files(descriptor, t)]
+    for table in shown:
         lines += [f"- config_name: {_q(record_set_id(table))}", "  data_files:"]
-        for r in _parquet(descriptor, table):
+        for r in config_files(descriptor, table):
             lines += [f"  - split: {_q(split_name(r.variant, r.seed))}",
                       f"    path: {_q(r.path[len(prefix):])}"]
     lines.append("dataset_info:")
-    for table in tables(descriptor):
+    for table in shown:
         resources = _parquet(descriptor, table)
         schema = next(r["schema"] for r in doc["resources"] if r["name"] == resources[0].name)
         lines += [f"- config_name: {_q(record_set_id(table))}", "  features:"]
@@ -207,8 +215,9 @@ def dataset_card(descriptor: Descriptor, hub_repository: str | None = None) -> s
         "",
         "## Loading with Hugging Face `datasets`",
         "",
-        ("Each table is a config, each cohort a split. From the Hub:" if hub_repository else
-         "Each table is a config, each cohort a split. From the repository's root, offline:"),
+        ("Each table is a config, each cohort a split (a cohort whose file has no rows is "
+         "left out: `datasets` cannot read an empty file)."
+         + (" From the Hub:" if hub_repository else " From the repository's root, offline:")),
         "",
         "```python",
         "from datasets import load_dataset",
