@@ -112,9 +112,11 @@ truth_tier_facts <- function(truth, header) {
   variant <- if (is.null(cohort)) header$variant else cohort$variant
   seed <- if (is.null(cohort)) header$seed else cohort$seed
   version <- if (is.null(cohort)) header$data_version else cohort$data_version
+  compatible <- if (is.null(cohort$compatible)) list() else cohort$compatible
   ids <- list(test = id_runs(truth$ids$test), target_test = id_runs(truth$ids$target_test))
   cohorts <- stats::setNames(list(stats::setNames(list(ids), as.character(seed))), variant)
-  stats::setNames(list(list(version = version, cohorts = cohorts)), tier)
+  stats::setNames(list(list(version = version, compatible = compatible, cohorts = cohorts)),
+                  tier)
 }
 
 # The facts of the release for a header's tier: NULL when no release was given and none is

@@ -33,7 +33,9 @@ icg_truth <- function(release, variant, seed = NULL) {
   tables <- lapply(needed, function(t) icg_read_table(release, t, variant, seed, truth = TRUE))
   truth <- icg_truth_from_tables(stats::setNames(tables, needed))
   truth$cohort <- list(tier = release$tier, variant = variant, seed = seed,
-                       data_version = release$descriptor$version)
+                       data_version = release$descriptor$version,
+                       compatible = as.list(names(
+                         release$descriptor[["icgbench:compatible_releases"]])))
   truth
 }
 
