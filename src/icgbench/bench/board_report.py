@@ -99,19 +99,30 @@ def spans_markdown(spans: Sequence[Any], resamples: int, sample: int) -> str:
            "error of the metric on one cohort (a bootstrap of every fitted reference on "
            f"{sample} cohorts: the median over the references, and the largest) and of the "
            "variant's pooled mean (the largest over the references of a gain's spread over "
-           "the cohorts over their square root), and the span in each (targets: "
-           f"{PER_COHORT_TARGET:g} and {POOLED_TARGET:g}).", "",
+           "the cohorts over their square root, over the references at most one span below "
+           "the floor), and the span in each (targets: "
+           f"{PER_COHORT_TARGET:g} and {POOLED_TARGET:g}). A reference further below the "
+           "floor is listed apart, with its normalized mean and how many of its own standard "
+           f"errors it lies below the floor (target: {POOLED_TARGET:g}).", "",
            "| variant | category | metric | span | SE one cohort (largest) | span / SE | "
-           "SE pooled | span / SE |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+           "SE pooled | span / SE | beyond the span |",
+           "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for s in spans:
+        beyond = "; ".join(f"{m} {n:.2f}, {b:.1f} SE below" for m, n, b in s.beyond) or "-"
         out.append(f"| `{s.variant}` | {s.category} | `{s.metric}` | {_f(s.span, 4)} | "
                    f"{_f(s.se_cohort, 4)} ({_f(s.se_cohort_largest, 4)}) | "
-                   f"{s.per_cohort:.1f} | {_f(s.se_pooled, 4)} | {s.pooled:.1f} |")
+                   f"{s.per_cohort:.1f} | {_f(s.se_pooled, 4)} | {s.pooled:.1f} | {beyond} |")
     low_c = min(spans, key=lambda s: s.per_cohort)
     low_p = min(spans, key=lambda s: s.pooled)
     out += ["", f"Smallest ratios: {low_c.per_cohort:.1f} per cohort ({low_c.variant}, "
             f"`{low_c.metric}`) and {low_p.pooled:.1f} pooled ({low_p.variant}, "
             f"`{low_p.metric}`)."]
+    beyond = [(b, s, m) for s in spans for m, _, b in s.beyond]
+    if beyond:
+        b, s, m = min(beyond, key=lambda x: x[0])
+        out[-1] += (f" Beyond the span: {len(beyond)} reference(s) x metric, the nearest to "
+                    f"the floor {b:.1f} of its standard errors below it ({m}, {s.variant}, "
+                    f"`{s.metric}`).")
     return "\n".join(out)
 
 
@@ -135,11 +146,18 @@ def attacks_markdown(report: Mapping[str, Any]) -> str:
     composite = report["composite"]
     out += ["", f"The composite (per variant and category the best attack): `overall` "
             f"{_f(composite['overall'], 4)}. Every model of the board against it (the "
-            "board's paired test over the same cohorts):", "",
-            "| model | overall | p against the composite |", "| --- | --- | --- |"]
+            "board's paired test over the same cohorts; a model is apart when it is "
+            "separable overall, or separable above the composite on one variant and below it "
+            "on another: its overall then sums a real gain and a real loss):", "",
+            "| model | overall | p against the composite | variants above / below (p < 0.05) "
+            "| apart |", "| --- | --- | --- | --- | --- |"]
     for row in report.get("separable", []):
         p = "-" if row["p_value"] is None else f"{row['p_value']:.2g}"
-        out.append(f"| {row['model']} | {_f(row['overall'], 4)} | {p} |")
+        sides = [v for v in row["per_variant"].values()
+                 if v["p_value"] is not None and v["p_value"] < 0.05]
+        above = sum(v["difference"] > 0 for v in sides)
+        out.append(f"| {row['model']} | {_f(row['overall'], 4)} | {p} | {above} / "
+                   f"{len(sides) - above} | {'yes' if row['apart'] else '**no**'} |")
     return "\n".join(out)
 
 

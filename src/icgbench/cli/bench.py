@@ -391,7 +391,9 @@ def run_spans(args: argparse.Namespace) -> int:
         print(f"{r.variant} | {r.category} | {r.metric} | {r.cohorts} | {r.span:.4f} | "
               f"{r.se_cohort:.4f} ({r.se_cohort_largest:.4f}, {r.se_cohort_model}), "
               f"{r.per_cohort:.1f} | {r.se_pooled:.4f} ({r.se_pooled_model}), "
-              f"{r.pooled:.1f}")
+              f"{r.pooled:.1f}"
+              + "".join(f" | beyond the span: {m} {n:.2f}, {b:.1f} SE below the floor"
+                        for m, n, b in r.beyond))
     print(f"measured {len(rows)} variant x metric spans of {folder} ({args.resamples} "
           f"resamples on {args.sample} cohort(s) per variant); nothing written")
     return 0
@@ -442,7 +444,7 @@ def run_attacks(args: argparse.Namespace) -> int:
     for row in result.get("separable", []):
         p = "-" if row["p_value"] is None else f"{row['p_value']:.3g}"
         print(f"{row['model']}: overall {row['overall']:.4f}, paired p against the "
-              f"composite {p}")
+              f"composite {p}, " + ("apart" if row["apart"] else "NOT APART"))
     print(f"attacked the {args.tier} tier's {result['cohorts']} cohorts with "
           f"{result['attacks']} answers; "
           + (f"{len(above)} above {attacks.TOLERANCE}" if above else
