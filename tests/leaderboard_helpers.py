@@ -38,3 +38,18 @@ def two_entry_board(tmp_path_factory) -> Path:
         add(submission_file(staging, model, "linear_lowhet"), folder, notes="base",
             tier="small")
     return folder
+
+
+def two_entry_repository(tmp_path_factory) -> tuple[Path, Path]:
+    """A git repository (no commit yet) whose ``leaderboard`` folder holds the two-entry
+    board of :func:`two_entry_board`, and the staging folder of its submissions."""
+    from git_helpers import git
+    from icgbench.leaderboard.board import add
+
+    repo = tmp_path_factory.mktemp("repo")
+    git(repo, "init", "-q", "-b", "main")
+    staging = tmp_path_factory.mktemp("incoming")
+    for model in ("random", "logistic_direct"):
+        add(submission_file(staging, model, "linear_lowhet"), repo / "leaderboard",
+            notes="base", tier="small")
+    return repo, staging

@@ -22,7 +22,7 @@ from icgbench.leaderboard.board import add
 from icgbench.leaderboard.entry import LeaderboardEntry
 from icgbench.leaderboard.store import CSV_NAME, JSON_NAME, csv_text, json_text
 from icgbench.leaderboard.verify import verify
-from leaderboard_helpers import submission_doc, submission_file
+from leaderboard_helpers import submission_doc, submission_file, two_entry_repository
 
 # Pages here are read for their tables, links and files: built without the board's figures.
 pytestmark = pytest.mark.usefixtures("no_board_figures")
@@ -33,12 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 @pytest.fixture(scope="module")
 def history(tmp_path_factory):
     """A repository whose base commit holds a two-entry small-tier board."""
-    repo = tmp_path_factory.mktemp("repo")
-    git(repo, "init", "-q", "-b", "main")
-    staging = tmp_path_factory.mktemp("incoming")
-    for model in ("random", "logistic_direct"):
-        add(submission_file(staging, model, "linear_lowhet"), repo / "leaderboard",
-            notes="base", tier="small")
+    repo, staging = two_entry_repository(tmp_path_factory)
     (repo / "README.md").write_text("a project\n")
     base = commit(repo, "base board")
     return repo, base, staging

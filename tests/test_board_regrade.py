@@ -16,15 +16,14 @@ from pathlib import Path
 
 import pytest
 
-from git_helpers import commit, git
+from git_helpers import commit
 from icgbench.cli import main
-from icgbench.leaderboard.board import add
 from icgbench.leaderboard.entry import GRADED, LeaderboardEntry
 from icgbench.leaderboard.store import CSV_NAME, JSON_NAME, csv_text, json_text
 from icgbench.release.descriptor import load_descriptor, public_digest
 from icgbench.release.tiers import COMPATIBLE_RELEASES, DATA_VERSION, TIERS
 from icgbench.scorer import SubmissionInvalid, validate
-from leaderboard_helpers import submission_doc, submission_file
+from leaderboard_helpers import submission_doc, submission_file, two_entry_repository
 
 pytestmark = pytest.mark.usefixtures("no_board_figures")
 
@@ -59,12 +58,7 @@ def _as_earlier(entry: dict) -> None:
 def earlier(tmp_path_factory):
     """A repository whose base commit holds a two-entry board of the earlier release, and
     the entries as graded on this one."""
-    repo = tmp_path_factory.mktemp("repo")
-    git(repo, "init", "-q", "-b", "main")
-    staging = tmp_path_factory.mktemp("incoming")
-    for model in ("random", "logistic_direct"):
-        add(submission_file(staging, model, "linear_lowhet"), repo / "leaderboard",
-            notes="base", tier="small")
+    repo, _ = two_entry_repository(tmp_path_factory)
     graded = _board(repo / "leaderboard")["entries"]
     _rewrite(repo / "leaderboard", _as_earlier)
     base = commit(repo, "a board of the earlier release")

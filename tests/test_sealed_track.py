@@ -184,7 +184,7 @@ def test_admission_is_rationed_and_the_rest_stays_queued(at_release, tmp_path, c
     entries = load_board(board, new_tier=None).entries
     assert len(entries) == ADMISSIONS_PER_PERIOD
     assert out.count("STAYS QUEUED") == len(ids) - ADMISSIONS_PER_PERIOD
-    assert "at most 6): it stays queued until" in out
+    assert f"at most {ADMISSIONS_PER_PERIOD}): it stays queued until" in out
     assert len(list((board / "queue").iterdir())) == len(ids) - ADMISSIONS_PER_PERIOD
     assert verify(board, tier="sealed")[1] == []
     assert main(["leaderboard", "show", "--dir", str(board)]) == 0
