@@ -13,7 +13,6 @@ lock is held) and remove only the former.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 import shutil
 import stat
@@ -23,7 +22,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from icgbench.errors import UsageError
-from icgbench.io import failpoints
+from icgbench.io import failpoints, locks
 from icgbench.io.untrusted import kind_of
 
 OWNER = ".owner"
@@ -125,12 +124,9 @@ def _owner_is_gone(folder: Path) -> bool:
     except OSError:
         return False
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return False
+        return locks.try_lock(fd)
     finally:
         os.close(fd)
-    return True
 
 
 def remove_stale_staging(parent: Path, kind: str) -> list[Path]:
@@ -165,7 +161,7 @@ def owned_staging(parent: Path, kind: str) -> Iterator[Path]:
         raise UsageError(f"cannot write into {parent}: {exc.strerror or exc}") from None
     fd = os.open(fresh / OWNER, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
                  | os.O_CLOEXEC, 0o600)
-    fcntl.flock(fd, fcntl.LOCK_EX)
+    locks.lock(fd)
     stage = fresh.with_name(fresh.name.removesuffix(".new") + STAGING_SUFFIX)
     os.rename(fresh, stage)  # only now visible as a staging folder, already locked
     make_dir_public(stage)

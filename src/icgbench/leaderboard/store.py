@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import csv
-import fcntl
 import io
 import json
 import math
@@ -33,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from icgbench.errors import InvalidInputError, UsageError
-from icgbench.io import failpoints, untrusted
+from icgbench.io import failpoints, locks, untrusted
 from icgbench.io.atomic import ensure_writable_dir, write_bytes, write_text
 from icgbench.leaderboard.entry import SCHEMA_VERSION, LeaderboardEntry
 from icgbench.leaderboard.gitrepo import committed_files
@@ -111,26 +110,22 @@ def locked(folder: Path, timeout: float = DEFAULT_LOCK_TIMEOUT) -> Iterator[None
     try:
         deadline = time.monotonic() + timeout
         told = False
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    raise UsageError(
-                        f"gave up after {timeout:g} s waiting for the board lock "
-                        f"{folder / LOCK_NAME}: another writer holds it (a running `icgbench "
-                        "leaderboard add`?); try again, or raise --lock-timeout") from None
-                if not told:
-                    print(f"icgbench: waiting for the board lock {folder / LOCK_NAME} (another "
-                          f"writer holds it; giving up after {timeout:g} s)", file=sys.stderr)
-                    told = True
-                time.sleep(0.05)
+        while not locks.try_lock(fd):
+            if time.monotonic() >= deadline:
+                raise UsageError(
+                    f"gave up after {timeout:g} s waiting for the board lock "
+                    f"{folder / LOCK_NAME}: another writer holds it (a running `icgbench "
+                    "leaderboard add`?); try again, or raise --lock-timeout") from None
+            if not told:
+                print(f"icgbench: waiting for the board lock {folder / LOCK_NAME} (another "
+                      f"writer holds it; giving up after {timeout:g} s)", file=sys.stderr)
+                told = True
+            time.sleep(0.05)
         try:
             failpoints.reached("board.locked")
             yield
         finally:
-            fcntl.flock(fd, fcntl.LOCK_UN)
+            locks.unlock(fd)
     finally:
         os.close(fd)
 
