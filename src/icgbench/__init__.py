@@ -9,6 +9,9 @@ The names a model author uses, loaded on first use (so ``import icgbench`` stays
     >>> subjects = icgbench.load_table("linear_lowhet", "subjects")    # a public table
     >>> sub = icgbench.build_template("linear_lowhet")                  # a valid submission
     >>> report = icgbench.score(sub)                                    # validate and grade
+    >>> X_train, y_train, X_test = icgbench.load_xy("linear_lowhet", return_X_y=True)
+    >>> metrics = icgbench.Evaluator("risk_prediction", "linear_lowhet").eval(
+    ...     {"proba": [0.1] * len(X_test)})                             # arrays, one task
 
 The packages, top-down as a submission flows (docs/architecture.md): ``generator`` (the
 data-generating process), ``release`` (freezing, describing, verifying the release),
@@ -28,6 +31,9 @@ _EXPORTS = {
     "load_table": "api.tables",
     "load_arrow": "api.tables",
     "tier_descriptor": "api.tables",
+    "load_xy": "api.loader",
+    "TrainTest": "api.loader",
+    "Evaluator": "api.evaluator",
     "build_template": "api.template",
     "predicted_blocks": "api.adapter",
     "write_submission": "api.adapter",
