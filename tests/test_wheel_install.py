@@ -6,8 +6,10 @@ Slow: it builds the packages and installs the wheel's dependencies into a new ve
 the package index, pinned by constraints.txt; ``--system-site-packages`` is not used). The
 data trip is offline: the release comes from ``icgbench data publish``'s Hub folder served on
 127.0.0.1, the descriptor first (a user fetches it from the mirror, or clones the
-repository), then the archive through ``ICGBENCH_MIRRORS``. Each step's time is printed
-(``pytest -s``) for docs/releasing.md.
+repository), then the archive through ``ICGBENCH_MIRRORS``. Then the pip user's trip:
+from an empty folder with nothing placed by hand, ``icgbench demo`` makes the user's
+release from the descriptors the wheel carries and regenerates the small tier there,
+offline. Each step's time is printed (``pytest -s``) for docs/releasing.md.
 """
 
 from __future__ import annotations
@@ -91,3 +93,28 @@ def test_the_wheel_installs_alone_and_runs_the_offline_trip(tmp_path):
                   cwd=release)
     assert '"tasks"' in scored.stdout
     assert str(ROOT) not in scored.stdout  # graded against the downloaded release
+
+    # From an empty folder, with nothing placed by hand and no network: the wheel's
+    # descriptors make the user's release, whose small tier is regenerated on first use.
+    empty, home = tmp_path / "empty", tmp_path / "pip-home"
+    empty.mkdir()
+    env = {k: v for k, v in env.items() if k != "ICGBENCH_MIRRORS"}
+    env["ICGBENCH_HOME"] = str(home)
+    user = home / f"release-{d.version}"
+    demo = _run([icgbench, "demo"], "icgbench demo (first use: the small tier rebuilt)",
+                env=env, cwd=empty)
+    assert f"regenerating the small tier from the code into {user}" in demo.stderr
+    assert "wrote the demo's submissions and reports to icgbench-demo" in demo.stdout
+    again = _run([icgbench, "demo"], "icgbench demo (again)", env=env, cwd=empty)
+    assert "regenerating" not in again.stderr
+    verified = _run([icgbench, "data", "verify", "--tier", "small"],
+                    "icgbench data verify (the user's release)", env=env, cwd=empty)
+    assert f"OK: {len(d.resources)} resources of {user / 'datapackage.json'}" in verified.stdout
+    for relative in ("datapackage.json", "datasets/full/datapackage.json"):
+        assert (user / relative).read_bytes() == (ROOT / relative).read_bytes(), relative
+    missing = empty / "no-such-archive.tar.gz"
+    refused = subprocess.run([str(icgbench), "data", "download", "--tier", "full", "--url",
+                              str(missing)], capture_output=True, text=True, env=env,
+                             cwd=empty, check=False)
+    assert refused.returncode != 0 and str(missing) in refused.stderr, refused.stderr
+    assert "no ICg-Bench release found" not in refused.stderr  # the full descriptor is there

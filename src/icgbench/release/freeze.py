@@ -255,8 +255,9 @@ def build(tier: Tier, root: Path, jobs: int = 1) -> Path:
     """Build ``tier``'s files locally; install them only if they match its descriptor."""
     expected = load_descriptor(root / tier.descriptor_path)
     data_dir = root / tier.data_dir
+    prefix = path_prefix(tier)
     with owned_staging(data_dir, "build") as stage:
-        _, resources = produce(tier, stage, "", jobs)
+        _, resources = produce(tier, stage, prefix, jobs)
         problems = differences(expected, resources)
         if problems:
             raise InvalidInputError(
@@ -266,7 +267,8 @@ def build(tier: Tier, root: Path, jobs: int = 1) -> Path:
             )
         failpoints.reached("staging.filled")
         for r in expected.resources:
-            target = data_dir / r.path
+            relative = r.path.removeprefix(prefix)
+            target = data_dir / relative
             target.parent.mkdir(parents=True, exist_ok=True)
-            os.replace(stage / r.path, target)
+            os.replace(stage / relative, target)
     return data_dir

@@ -11,8 +11,10 @@ Two environment variables, each with one meaning:
 
 The release root is, in order: ``ICGBENCH_RELEASE``; ``ICGBENCH_HOME`` if it holds a
 descriptor; the current folder or one of its parents holding an ICg-Bench descriptor; the
-source checkout this package was installed from (editable installs). The small tier lives
-there; the full tier under ``datasets/full/``.
+source checkout this package was installed from (editable installs); for an installed
+wheel, the user's release, made on first use from the descriptors the wheel carries
+(:mod:`icgbench.release.user_release`). The small tier lives there; the full tier under
+``datasets/full/``.
 
 A ``datapackage.json`` that cannot be read (malformed JSON such as a duplicate key, not a
 regular file, too large) is never passed over for the next candidate: the search stops
@@ -84,6 +86,11 @@ def release_root() -> Path:
     checkout = Path(__file__).resolve().parents[3]
     if _is_release_root(checkout, "the release of the source checkout"):
         return checkout
+    from icgbench.release.user_release import user_release
+
+    installed = user_release()
+    if installed is not None:
+        return installed
     raise UsageError(
         "no ICg-Bench release found: run inside the repository, or set "
         f"{RELEASE_ENV} to a folder holding datapackage.json"
