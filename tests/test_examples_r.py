@@ -78,8 +78,8 @@ def test_the_r_side_needs_only_packages_debian_ships():
     """An offline Debian user can install everything the R package, its tests and the R
     examples load, and docs/r.md's install section says so and names what needs CRAN."""
     fields = _description_packages()
-    assert fields["Imports"] == {"digest", "jsonlite", "V8"}
-    assert "testthat" in fields["Suggests"]
+    assert fields["Imports"] == {"digest", "jsonlite"}
+    assert {"testthat", "V8"} <= fields["Suggests"]  # V8 validates where it is installed
     for key, names in fields.items():
         assert names <= set(DEBIAN_R), f"r/DESCRIPTION {key} lists {names - set(DEBIAN_R)}"
     for script in sorted((ROOT / "examples" / "r").glob("*.R")):

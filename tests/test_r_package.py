@@ -27,8 +27,10 @@ from leaderboard_helpers import submission_doc
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "r"
-R_PACKAGES = ("jsonlite", "digest", "V8", "testthat")
-HINT = "install r-base-core, r-cran-jsonlite, r-cran-digest, r-cran-v8 and r-cran-testthat"
+R_PACKAGES = ("jsonlite", "digest", "testthat")
+HINT = "install r-base-core, r-cran-jsonlite, r-cran-digest and r-cran-testthat"
+V8_HINT = ("install r-cran-v8 (where Node.js is not Debian's: ICGBENCH_REPLACE_SYSTEM_PACKAGES=1 "
+           "make system-deps, or CRAN's V8, docs/r.md)")
 TOLERANCE = 1e-9
 
 
@@ -56,6 +58,12 @@ def rscript() -> str:
     for package in R_PACKAGES:
         require(_r_has(path, package), f"R package {package}", HINT)
     return path
+
+
+@pytest.fixture(scope="module")
+def v8(rscript) -> None:
+    """V8 is installed: what validates or reads gzip needs it (the rest of the package not)."""
+    require(_r_has(rscript, "V8"), "R package V8", V8_HINT)
 
 
 def test_the_r_package_copies_its_contract_from_the_one_source(rscript, library):
@@ -146,7 +154,7 @@ def _python_verdict(path: Path) -> tuple[bool, str]:
 
 @pytest.mark.slow  # a corpus campaign through R (tens of seconds)
 def test_r_and_python_validators_agree_on_fixtures_examples_and_broken_submissions(
-        rscript, library, tmp_path):
+        rscript, v8, library, tmp_path):
     documents = _documents(tmp_path)
     listing = tmp_path / "documents.txt"
     listing.write_text("\n".join(map(str, documents)) + "\n")
@@ -166,7 +174,7 @@ cat(vapply(paths, function(p) if (icg_validate(p)$valid) "valid" else "invalid",
     assert verdicts.count("valid") >= 6  # the example, the wrapped fixtures, the valid cases
 
 
-def test_r_validates_each_schema_example_as_python_does(rscript, library):
+def test_r_validates_each_schema_example_as_python_does(rscript, v8, library):
     from icgbench import contract
     from icgbench.scorer.schema_check import schema_errors
 
@@ -223,7 +231,7 @@ writeLines(jsonlite::toJSON(out, auto_unbox = TRUE, null = "null"), args[2])
 
 
 @pytest.mark.slow  # a corpus campaign through R (tens of seconds)
-def test_r_and_python_say_the_same_thing_about_every_file_of_the_corpus(rscript, library,
+def test_r_and_python_say_the_same_thing_about_every_file_of_the_corpus(rscript, v8, library,
                                                                           tmp_path):
     """icg_validate and `icgbench validate` give the same verdict, stage, count and
     messages (hints included) for each typical mistake; icg_score grades exactly the files
@@ -274,7 +282,8 @@ R_MEMORY_BOUND = 1024**3
 
 
 @pytest.mark.slow
-def test_r_refuses_millions_of_wrong_types_within_a_bounded_memory(rscript, library, tmp_path):
+def test_r_refuses_millions_of_wrong_types_within_a_bounded_memory(rscript, v8, library,
+                                                                   tmp_path):
     """A 50 KB gzip of 2.5 million wrong-typed probabilities: icg_validate gives Python's
     verdict and count (the checker counts long arrays in one loop before ajv) and its
     process never holds more than 1 GB."""
@@ -367,7 +376,8 @@ def _close(a: float | str | None, b: float | str | None) -> bool:
     return math.isclose(a, b, rel_tol=TOLERANCE, abs_tol=TOLERANCE)
 
 
-def test_r_metrics_equal_the_python_scorer_on_reference_submissions(rscript, library, tmp_path):
+def test_r_metrics_equal_the_python_scorer_on_reference_submissions(rscript, v8, library,
+                                                                    tmp_path):
     """Reference models' submissions for real small-tier cohorts, graded by both scorers."""
     from icgbench.scorer import score
 
@@ -448,7 +458,7 @@ def test_roxygen_namespace_and_man_are_up_to_date(rscript, tmp_path):
 
 
 @pytest.mark.slow
-def test_r_cmd_check_passes_without_errors_or_warnings(rscript, tmp_path):
+def test_r_cmd_check_passes_without_errors_or_warnings(rscript, v8, tmp_path):
     r = str(Path(rscript).with_name("R"))
     staged = _run(["sh", "configure"], cwd=PACKAGE)  # the copies R CMD build must ship
     assert staged.returncode == 0, staged.stderr
@@ -524,7 +534,7 @@ def _r_sample(entries: list, calibration: tuple[str, int]) -> list:
 
 
 @pytest.mark.slow
-def test_r_regrades_a_sample_of_the_committed_board_exactly(rscript, library, tmp_path,
+def test_r_regrades_a_sample_of_the_committed_board_exactly(rscript, v8, library, tmp_path,
                                                              full_tier_root):
     """Each sampled entry's stored submission, graded by the R package against the full
     tier (at the structure K* its calibration entry fixed), gives the recorded scores to
@@ -620,7 +630,7 @@ def _matches(doc: list[str], got: list[str]) -> bool:
 
 
 @pytest.mark.slow
-def test_the_r_guide_prints_what_it_says(rscript, library, tmp_path):
+def test_the_r_guide_prints_what_it_says(rscript, v8, library, tmp_path):
     """Every R block of docs/r.md runs in order from the repository's root; each output the
     guide shows (``#>``) is what R prints, and the AUROC it states is the package's."""
     text = (ROOT / "docs" / "r.md").read_text()
@@ -640,3 +650,89 @@ def test_the_r_guide_prints_what_it_says(rscript, library, tmp_path):
     assert not wrong, "\n".join(map(repr, wrong))
     stated = re.search(r"metrics\$auroc\s+# ([0-9.]+)", text)
     assert stated and f"all.equal(score$tasks$risk_prediction$metrics$auroc, {stated[1]}" in text
+
+
+# --- without V8 -----------------------------------------------------------------------------
+
+def _site_libraries(rscript: str) -> list[Path]:
+    found = subprocess.run([rscript, "-e", "cat(.libPaths(), .Library, sep = '\\n')"],
+                           capture_output=True, text=True, check=True).stdout.split()
+    paths = [Path(p) for p in found]
+    return [p for p in paths[:-1] if p != paths[-1]]  # every library but R's own
+
+
+@pytest.fixture(scope="module")
+def without_v8(rscript, tmp_path_factory) -> tuple[Path, dict[str, str]]:
+    """An R whose libraries hold every installed package but V8 (a site library of links),
+    and the package installed into it there: the machine of a user whose Node.js is not
+    Debian's, where r-cran-v8 cannot install."""
+    site = tmp_path_factory.mktemp("site-without-v8")
+    for library in _site_libraries(rscript):
+        for package in library.iterdir():
+            if package.name != "V8" and not (site / package.name).exists():
+                (site / package.name).symlink_to(package)
+    lib = tmp_path_factory.mktemp("r-library-without-v8")
+    env = {**os.environ, "ICGBENCH_ROOT": str(ROOT), "ICGBENCH_RELEASE": str(ROOT),
+           "R_LIBS_SITE": str(site), "R_LIBS_USER": str(lib), "R_LIBS": str(lib)}
+    probe = subprocess.run([rscript, "-e", "quit(status = requireNamespace('V8', quietly = "
+                            "TRUE))"], env=env, capture_output=True, check=False)
+    assert probe.returncode == 0, "V8 is still reachable"
+    installed = subprocess.run([str(Path(rscript).with_name("R")), "CMD", "INSTALL",
+                                "--no-test-load", "--no-docs", "--no-html", "-l", str(lib),
+                                str(PACKAGE)], env=env, cwd=lib, capture_output=True,
+                               text=True, check=False, timeout=600)
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    return lib, env
+
+
+def _quickstart_r_blocks() -> list[str]:
+    import re
+
+    page = (ROOT / "docs" / "quickstart.md").read_text()
+    section = page.split("## In R", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"```r\n(.*?)```", section, re.S)
+
+
+@pytest.mark.slow
+def test_without_v8_the_quickstart_reads_fits_writes_and_scores(rscript, without_v8, v8,
+                                                                library, tmp_path):
+    """R CMD INSTALL needs no V8; the quickstart's R model is read, fitted, written and
+    scored there, and validating says in one line how to do it instead."""
+    _, env = without_v8
+    fit = _quickstart_r_blocks()[0]
+    check = """
+library(icgbench)
+release <- icg_release()
+score <- icg_score("r_model/linear_lowhet__seed0.json", icg_truth(release, "linear_lowhet"))
+cat("overall", score$summary$overall, "\\n")
+tryCatch(icg_validate("r_model/linear_lowhet__seed0.json"),
+         error = function(e) cat("refused:", conditionMessage(e), "\\n"))
+"""
+    ran = subprocess.run([rscript, "-e", fit + check], env=env, cwd=tmp_path,
+                         capture_output=True, text=True, check=False, timeout=600)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert "V8 is not installed, so submissions are not validated here" in ran.stderr
+    overall = float(ran.stdout.split("overall", 1)[1].split()[0])
+    with_v8 = subprocess.run([rscript, "-e", fit.replace('dir.create("r_model")', "") + check],
+                             env=_env(library), cwd=tmp_path, capture_output=True, text=True,
+                             check=False, timeout=600)
+    assert with_v8.returncode == 0, with_v8.stderr
+    assert overall == float(with_v8.stdout.split("overall", 1)[1].split()[0]) > 0
+    refused = [line for line in ran.stdout.splitlines() if line.startswith("refused:")]
+    assert len(refused) == 1 and "validating a submission needs the R package V8" in \
+        refused[0] and "icgbench validate FILE" in refused[0]
+
+
+@pytest.mark.slow
+def test_without_v8_the_testthat_suite_passes_skipping_only_what_needs_it(rscript,
+                                                                          without_v8):
+    _, env = without_v8
+    script = ("testthat::test_dir(commandArgs(TRUE)[1], package = 'icgbench', "
+              "load_package = 'installed', stop_on_failure = TRUE, "
+              "reporter = testthat::CheckReporter$new())")
+    ran = subprocess.run([rscript, "-e", script, str(PACKAGE / "tests" / "testthat")],
+                         env=env, capture_output=True, text=True, check=False, timeout=900)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert "[ FAIL 0 |" in ran.stdout, ran.stdout
+    skipped = int(ran.stdout.split("| SKIP ", 1)[1].split()[0])
+    assert skipped > 0 and "V8" in ran.stdout, ran.stdout

@@ -55,7 +55,8 @@ if [ ${#need[@]} -gt 0 ]; then
              "which would replace this machine's nodejs $installed; run" \
              "ICGBENCH_REPLACE_SYSTEM_PACKAGES=1 make test to allow that, or install" \
              "CRAN's V8 with its own libv8 (docs/r.md: DOWNLOAD_STATIC_LIBV8=1) (the R" \
-             "package's tests skip without it; under CI=true they fail)" >&2
+             "package works without it but does not validate; the R tests that need V8" \
+             "skip, under CI=true they fail)" >&2
         need=("${need[@]/r-cran-v8}")
       fi
     fi

@@ -403,7 +403,8 @@ icg_score <- function(submission, truth, structure_k = NULL,
                       responsive_threshold = RESPONSIVE_THRESHOLD) {
   if (!inherits(truth, "icg_truth")) fail("truth must come from icg_truth()")
   doc <- document_bytes(submission)
-  verdict <- check_bytes(doc$bytes, doc$where, function(h) truth_tier_facts(truth, h))
+  verdict <- check_bytes(doc$bytes, doc$where, function(h) truth_tier_facts(truth, h),
+                         optional = TRUE)
   if (!verdict$valid) stop(invalid_condition(verdict))
   if (is.character(submission) && length(submission) == 1) {
     submission <- icg_read_submission(submission)

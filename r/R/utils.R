@@ -1,5 +1,29 @@
 fail <- function(...) stop(sprintf(...), call. = FALSE)
 
+# V8 (a suggested package) runs the checker and unpacks gzip. Without it the package reads,
+# writes and scores; what needs V8 stops with NO_V8, and what only checks on the way (icg_score,
+# icg_write_submission) goes on, saying once per session that it did not check.
+# (The option icgbench.without_v8 = TRUE makes the package behave as if V8 were absent.)
+has_v8 <- function() {
+  !isTRUE(getOption("icgbench.without_v8")) && requireNamespace("V8", quietly = TRUE)
+}
+
+NO_V8 <- paste(
+  "%s needs the R package V8, which is not installed: install it (docs/r.md), or check the",
+  "file with the Python command `icgbench validate FILE` or the leaderboard page's check.html")
+
+need_v8 <- function(what) if (!has_v8()) fail(NO_V8, what)
+
+said <- new.env(parent = emptyenv())
+
+say_unchecked <- function() {
+  if (is.null(said$unchecked)) {
+    message("icgbench: V8 is not installed, so submissions are not validated here; ",
+            "check them with `icgbench validate FILE` or check.html (docs/r.md)")
+    said$unchecked <- TRUE
+  }
+}
+
 #' Names of the nine bottleneck states, in the scorer's order
 #'
 #' The order is the one `r2_mean` sums in (left to right) and the submission

@@ -46,6 +46,7 @@ icg_schema_path <- function(name = "submission") {
 }
 
 context <- function() {
+  need_v8("validating a document")
   if (is.null(validator$ctx)) {
     ctx <- V8::v8()
     for (compiled in COMPILED) ctx$source(checker_file(compiled[[1]]))
@@ -92,9 +93,11 @@ validate_text <- function(text, schema, where) {
 #' @return An `icg_verdict`: a list with `document`, `valid`, `stage`
 #'   (`"parse"`, `"size"`, `"schema"`, `"semantic"`, `"usage"`, or `NA` when
 #'   valid), `count` (problems found) and `errors` (the listed lines).
+#' @details Validation runs in V8, a suggested package: without it this stops, saying
+#' in one line how to check the file instead.
 #' @examples
 #' doc <- jsonlite::toJSON(list(schema_version = "1.0"), auto_unbox = TRUE)
-#' icg_validate(doc)
+#' if (requireNamespace("V8", quietly = TRUE)) icg_validate(doc)
 #' @export
 icg_validate <- function(x, schema = "submission", release = NULL,
                          max_errors = DEFAULT_MAX_ERRORS) {

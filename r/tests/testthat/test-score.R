@@ -39,12 +39,14 @@ test_that("a whole cohort is graded, in any row order, with its baselines", {
   again <- icg_score(shuffled, truth)
   expect_identical(again$tasks$risk_prediction$metrics, score$tasks$risk_prediction$metrics)
   expect_identical(again$tasks$latent_recovery$metrics, score$tasks$latent_recovery$metrics)
+  skip_if_not_installed("V8")  # reading gzip back needs V8
   path <- tempfile(fileext = ".json.gz")
   icg_write_submission(sub, path)
   expect_identical(icg_score(path, truth), score)
 })
 
 test_that("ids must be exactly the split's subjects; the cohort must match", {
+  skip_if_not_installed("V8")  # the checker's messages
   release <- small_release()
   truth <- cached_truth("nonlinear_mixhost")
   test <- truth$ids$test
@@ -75,4 +77,21 @@ test_that("structure_k and responsive_threshold are the scorer's options", {
   expect_equal(icg_score(sub, truth, structure_k = 3)$tasks$structure_recovery$metrics$k, 3)
   loose <- icg_score(sub, truth, responsive_threshold = 0)
   expect_equal(loose$tasks$intervention_conformity$details$responsive_threshold, 0)
+})
+
+test_that("without V8 a submission is written and scored, unchecked, and validating says how", {
+  old <- options(icgbench.without_v8 = TRUE)
+  on.exit(options(old))
+  release <- small_release()
+  truth <- cached_truth("linear_lowhet")
+  sub <- icg_submission(release, "linear_lowhet", model = model(),
+                        risk_prediction = data.frame(subject_id = truth$ids$test, proba = 0.3))
+  path <- tempfile(fileext = ".json")
+  icg_write_submission(sub, path)
+  expect_equal(icg_score(path, truth)$tasks$risk_prediction$metrics$auroc, 0.5)
+  expect_error(icg_validate(path), "validating a submission needs the R package V8")
+  expect_error(icg_validate(path, "score-report"), "validating a document needs the R package V8")
+  gz <- tempfile(fileext = ".json.gz")
+  icg_write_submission(sub, gz)
+  expect_error(icg_read_submission(gz), "reading a gzip-compressed file needs the R package V8")
 })

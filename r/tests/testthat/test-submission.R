@@ -25,7 +25,7 @@ test_that("a written submission reads back identically, plain and gzipped", {
   sub <- list(schema_version = "1.0", data_version = "5.0.0", tier = "small",
               variant = "linear_lowhet", variant_hash = "bcfaa11dd012", seed = 0L,
               model = model(), risk_prediction = list(subject_id = ids, proba = x))
-  for (ext in c(".json", ".json.gz")) {
+  for (ext in c(".json", if (requireNamespace("V8", quietly = TRUE)) ".json.gz")) {
     path <- tempfile(fileext = ext)
     icg_write_submission(sub, path)
     expect_identical(icg_read_submission(path), sub)
@@ -76,7 +76,7 @@ test_that("icg_submission builds every block from data frames, with the release'
   expect_identical(sub$data_version, release$descriptor$version)
   expect_identical(names(sub$latent_recovery$states), icg_states())
   expect_identical(sub$structure_recovery$k, 5L)
-  expect_true(icg_validate(sub)$valid)
+  if (requireNamespace("V8", quietly = TRUE)) expect_true(icg_validate(sub)$valid)
   expect_error(icg_submission(release, "misspecified_signs", model = model()), "at least one")
   expect_error(icg_submission(release, "misspecified_signs", model = model(),
                               latent_recovery = data.frame(subject_id = test, bogus = 1)),
