@@ -67,6 +67,10 @@ def test_the_wheel_installs_alone_and_runs_the_offline_trip(tmp_path):
          "pip install the wheel (locked dependencies)", env=env)
     assert "usage: icgbench" in _run([icgbench, "--help"], "icgbench --help", env=env,
                                      cwd=tmp_path).stdout
+    for extra in ("matplotlib", "jinja2"):  # the page's and the plots' extras, not the core's
+        absent = subprocess.run([python, "-c", f"import {extra}"], capture_output=True,
+                                env=env, check=False)
+        assert absent.returncode != 0, f"the core installed {extra}"
 
     d = load_descriptor(ROOT / "datapackage.json")
     out = publish.publish(d, tmp_path / "publication")

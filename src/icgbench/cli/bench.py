@@ -317,6 +317,9 @@ def run_sweep(args: argparse.Namespace) -> int:
 def run_plots(args: argparse.Namespace) -> int:
     import pandas as pd
 
+    from icgbench.optional import require
+
+    require("plots", "icgbench bench plots")
     from icgbench.bench.plots import draw_all
 
     if args.board is not None:

@@ -373,6 +373,9 @@ def _entry_labels(folder: Path, entries: list) -> dict[tuple[str, str], str]:
 
 
 def run_render(args: argparse.Namespace) -> int:
+    from icgbench.optional import require
+
+    require("page", "icgbench leaderboard render")
     from icgbench.leaderboard.page import render
 
     folder = _dir(args)
