@@ -170,3 +170,67 @@ def test_the_ceiling_and_oracle_lines_are_graded_at_their_calibration_k(tmp_path
         expected_f1 = 2 * min(edges, true) / (min(edges, true) + true)
         assert e.scores["structure_recovery"]["directed_f1"] == pytest.approx(expected_f1)
     assert {e.model_name for e in lines} == {"ceiling", "oracle"}
+
+
+WIDTHS = (1440, 390)  # a laptop and a phone
+
+
+@pytest.fixture(scope="module")
+def long_names(tmp_path_factory):
+    """A page whose model names are the longest the references have, on two cohorts (so
+    every mean has its interval under it)."""
+    return _render(tmp_path_factory, ("random", "mbcnet_sign_constrained_augmented",
+                                      "logistic_direct"), ("linear_lowhet", "nonlinear_obs"))
+
+
+@pytest.mark.slow
+def test_the_overall_table_is_whole_on_a_laptop_and_legible_on_a_phone(long_names, tmp_path):
+    """In Chromium at 1,440 px the overall table needs no scrolling; at 390 px the page
+    does not scroll sideways, and the place, the model and its overall score are on screen
+    (the other columns scroll inside the table). Screenshots of both are kept in the test's
+    folder."""
+    from playwright.sync_api import sync_playwright
+
+    binary = require_tool("chromium", "install Debian's chromium package")
+    _, out = long_names
+    measure = """() => {
+      const table = document.querySelector('table[data-task=overall]');
+      const right = (name) => [...table.querySelectorAll('thead th')]
+        .find(h => h.textContent.trim().startsWith(name)).getBoundingClientRect().right;
+      const model = table.querySelector('tbody td.model').getBoundingClientRect();
+      return {page: document.documentElement.scrollWidth, table: table.scrollWidth,
+              box: table.parentElement.clientWidth, overall: right('overall'),
+              model: model.right, modelWidth: model.width};
+    }"""
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=binary, args=["--no-sandbox"])
+        try:
+            seen = {}
+            for width in WIDTHS:
+                page = browser.new_page(viewport={"width": width, "height": 900})
+                page.goto((out / "index.html").as_uri())
+                seen[width] = page.evaluate(measure)
+                page.locator("table[data-task=overall]").scroll_into_view_if_needed()
+                page.screenshot(path=str(tmp_path / f"overall-{width}.png"))
+        finally:
+            browser.close()
+    laptop, phone = seen[1440], seen[390]
+    assert laptop["page"] <= 1440 and laptop["table"] <= laptop["box"], laptop
+    assert phone["page"] <= 390, phone  # no sideways scroll of the page itself
+    assert phone["overall"] <= 390 and phone["modelWidth"] >= 80, phone
+    for width in WIDTHS:
+        assert (tmp_path / f"overall-{width}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.slow
+def test_the_figures_of_what_the_board_ranks_come_first_and_their_captions_count(long_names):
+    """Two ranked models (random is a reference line), fewer than the figures' limit: each
+    caption says all of them (not "the 12 models ranked highest"), and the normalized
+    figures precede the raw ones."""
+    _, out = long_names
+    html = (out / "index.html").read_text()
+    ids = re.findall(r'<figure id="figure-([a-z_]+)"', html)
+    assert ids[:3] == ["normalized_scores", "cohort_spread", "pairwise_wins"], ids
+    captions = re.findall(r"drawn from this board: ([^)]*)\)", html)
+    assert captions and all(c == "all 2 ranked models and the reference lines"
+                            for c in captions), captions

@@ -74,8 +74,9 @@ def _save(fig: plt.Figure, path: Path) -> Path:
 
 
 def scores_by_variant(per_seed: pd.DataFrame, out: Path) -> Path | None:
-    """Grouped bars: each headline score per variant and model, error bars = the 95%
-    interval over seeds; None (no figure) when no model has a headline score."""
+    """Each headline score per variant and model: a point at the mean over seeds, its
+    95% interval as the error bar, on an axis fitted to the values (so the differences
+    show); None (no figure) when no model has a headline score."""
     cohorts = list(dict.fromkeys(per_seed.cohort))
     scored = per_seed[list(HEADLINES)].apply(pd.to_numeric, errors="coerce").notna().any(axis=1)
     models = _models(per_seed[scored])  # a slot only for a model with a bar to draw
@@ -94,11 +95,15 @@ def scores_by_variant(per_seed: pd.DataFrame, out: Path) -> Path | None:
             if mean.isna().all():
                 continue  # the model does not attempt this task: nothing to draw or list
             half = g.apply(_half_interval).reindex(cohorts).fillna(0.0)
-            drawn[model] = ax.bar(x + (i - (len(models) - 1) / 2) * width, mean, width,
-                                  yerr=half, capsize=2, **_style(model, colors))
+            drawn[model] = ax.errorbar(  # points, not bars: the axis need not start at 0
+                x + (i - (len(models) - 1) / 2) * width, mean, yerr=half, fmt="o", ms=4,
+                capsize=2, color=colors[model], label=model,
+                mfc="white" if is_reference(model) else colors[model])
         ax.set_title(title)
         ax.set_ylabel("score (mean over seeds)")
-        ax.axhline(0.0, color="0.5", lw=0.6)
+        if ax.get_ylim()[0] < 0.0 < ax.get_ylim()[1]:
+            ax.axhline(0.0, color="0.5", lw=0.6)
+        ax.grid(axis="y", color="0.92")
         ax.set_xticks(x, cohorts, rotation=25, ha="right", fontsize=8)
         low = ax.get_ylim()[0]
         if low < -1.05:  # keep R^2 readable: clip far-negative bars and say so
@@ -306,7 +311,8 @@ BOARD_COLUMNS = {
     "summary.auroc_target": ("cross_host_generalization", "auroc_target"),
     "cross_host_generalization.transfer_gap": ("cross_host_generalization", "transfer_gap"),
 }
-BOARD_FIGURES = ("scores_by_variant.png", "auroc_vs_r2.png", "transfer_gap.png")
+BOARD_FIGURES = ("normalized_scores.png", "cohort_spread.png", "pairwise_wins.png",
+                 "scores_by_variant.png", "auroc_vs_r2.png", "transfer_gap.png")
 
 
 def per_seed_from_board(entries: list) -> pd.DataFrame:
@@ -334,9 +340,11 @@ def board_figures(entries: list, references: list, out: Path, limit: int = 12) -
         best.setdefault(r.model, r.package_version)
     keep = set(list(best.items())[:limit]) | floors
     chosen = [e for e in entries if (e.model_name, e.package_version) in keep]
+    from icgbench.bench.ranking_figures import ranking_figures
+
     per_seed = per_seed_from_board(chosen + list(references))
     if per_seed.empty:
         return []
-    drawn = [scores_by_variant(per_seed, out), auroc_vs_r2(per_seed, out),
-             transfer_gap(per_seed, out)]
+    drawn = [*ranking_figures(entries, out, limit), scores_by_variant(per_seed, out),
+             auroc_vs_r2(per_seed, out), transfer_gap(per_seed, out)]
     return [p for p in drawn if p is not None]

@@ -49,7 +49,11 @@ from icgbench.scorer.parse import DEFAULT_MAX_BYTES
 from icgbench.tasks import TASKS
 
 FIGURE_ALT = {
-    "scores_by_variant.png": "Task scores by variant and model",
+    "normalized_scores.png": "Normalized scores per category, with their 95% intervals: "
+    "what the board ranks",
+    "cohort_spread.png": "Each model's overall, cohort by cohort",
+    "pairwise_wins.png": "Which differences in overall are real (paired tests)",
+    "scores_by_variant.png": "Raw task scores by variant and model",
     "auroc_vs_r2.png": "AUROC against mean R^2: prediction without mechanism",
     "conformity_per_intervention.png": "Intervention conformity: structural prior vs DGP",
     "transfer_gap.png": "Transfer gap under a shifted host distribution",
@@ -329,12 +333,21 @@ def page_figures(entries: list[LeaderboardEntry], oracle: list[LeaderboardEntry]
     import tempfile
 
     from icgbench.bench.plots import BOARD_FIGURES, board_figures
+    from icgbench.leaderboard.ranking import floors_of, rank_overall
 
+    ranked = {r.model for r in rank_overall(entries, floors=floors_of(entries))
+              if r.place is not None}
+    shown = min(FIGURE_MODELS, len(ranked))
     with tempfile.TemporaryDirectory(prefix="icgbench-figures-") as tmp:
         board_figures(entries, oracle, Path(tmp), FIGURE_MODELS)
-        drawn = figure_images(Path(tmp), f"drawn from this board: the {FIGURE_MODELS} "
-                              "models ranked highest overall and the reference lines")
-    ours = {f"figure-{Path(name).stem}" for name in BOARD_FIGURES}
+        drawn = figure_images(Path(tmp), "drawn from this board: "
+                              + ("the one ranked model" if shown == 1 else
+                                 f"the {shown} models ranked highest overall"
+                                 if shown < len(ranked) else f"all {shown} ranked models")
+                              + " and the reference lines")
+    order = [f"figure-{Path(name).stem}" for name in BOARD_FIGURES]
+    drawn.sort(key=lambda f: order.index(f["id"]) if f["id"] in order else len(order))
+    ours = set(order)
     return drawn + [f for f in figure_images(figures, "not drawn from this board")
                     if f["id"] not in ours]
 
