@@ -114,7 +114,7 @@ def test_the_page_ranks_each_table_by_the_normalized_category(board):
     table = table[:table.index("</table>")]
     assert 'class="ranked" title="this table is ranked by the normalized risk score">' in table
     rows = re.findall(r"<tr[^>]*>\s*<td data-value=\"(\d*)\">\d*</td><td class=\"text group\">"
-                      r"(\w*)</td>\s*<td class=\"text\"><span class=\"swatch c\d+\"></span>"
+                      r"(\w*)</td>\s*<td class=\"text model\"><span class=\"swatch c\d+\"></span>"
                       r"(\w+)(.*?)</tr>", table, re.S)
     assert [(place, model) for place, _, model, _ in rows] == [("1", "alpha"), ("2", "beta")]
     assert '<span class="partial">partial</span>' in rows[1][3]
@@ -136,11 +136,12 @@ def test_no_oracle_leaves_the_reference_rows_out(tmp_path):
     with_oracle = build_page(folder, None, with_oracle=True)
     without = build_page(folder, None, with_oracle=False)
     assert with_oracle.oracle_rows > 0 and without.oracle_rows == 0
-    assert re.search(r'<span class="swatch c\d+"></span>oracle</td>', with_oracle.html)
-    assert "oracle</td>" not in without.html
+    assert re.search(r'<span class="swatch c\d+"></span>oracle<span class="v-inline">',
+                     with_oracle.html)
+    assert 'oracle<span class="v-inline">' not in without.html
     assert main(["leaderboard", "render", "--dir", str(folder), "--outdir", str(tmp_path / "s"),
                  "--no-oracle"]) == 0
-    assert "oracle</td>" not in (tmp_path / "s" / "index.html").read_text()
+    assert 'oracle<span class="v-inline">' not in (tmp_path / "s" / "index.html").read_text()
 
 
 def _shown(capsys, *argv: str) -> list[str]:
@@ -276,7 +277,8 @@ def test_a_model_on_one_variant_of_six_is_listed_as_partial_after_the_complete_o
     assert (last["model"], last["partial"], last["cohorts"]) == ("one_variant", True, 60)
     html = build_page(folder, None, with_oracle=False).html
     overall = html[html.index('data-task="overall"'):]
-    order = re.findall(r'</span>(\w+)(?: <span class="partial">partial</span>)?</td>', overall)
+    order = re.findall(r'</span>(\w+)(?: <span class="partial">partial</span>)?'
+                       r'<span class="v-inline">', overall)
     assert order.index("one_variant") > order.index("panel_regression")
 
 

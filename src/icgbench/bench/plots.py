@@ -311,8 +311,7 @@ BOARD_COLUMNS = {
     "summary.auroc_target": ("cross_host_generalization", "auroc_target"),
     "cross_host_generalization.transfer_gap": ("cross_host_generalization", "transfer_gap"),
 }
-BOARD_FIGURES = ("normalized_scores.png", "cohort_spread.png", "pairwise_wins.png",
-                 "scores_by_variant.png", "auroc_vs_r2.png", "transfer_gap.png")
+BOARD_FIGURES = ("scores_by_variant.png", "auroc_vs_r2.png", "transfer_gap.png")
 
 
 def per_seed_from_board(entries: list) -> pd.DataFrame:
@@ -340,11 +339,9 @@ def board_figures(entries: list, references: list, out: Path, limit: int = 12) -
         best.setdefault(r.model, r.package_version)
     keep = set(list(best.items())[:limit]) | floors
     chosen = [e for e in entries if (e.model_name, e.package_version) in keep]
-    from icgbench.bench.ranking_figures import ranking_figures
-
     per_seed = per_seed_from_board(chosen + list(references))
     if per_seed.empty:
         return []
-    drawn = [*ranking_figures(entries, out, limit), scores_by_variant(per_seed, out),
-             auroc_vs_r2(per_seed, out), transfer_gap(per_seed, out)]
+    drawn = [scores_by_variant(per_seed, out), auroc_vs_r2(per_seed, out),
+             transfer_gap(per_seed, out)]
     return [p for p in drawn if p is not None]

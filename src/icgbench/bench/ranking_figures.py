@@ -154,5 +154,6 @@ def ranking_figures(entries: list, out: Path, limit: int) -> list[Path]:
     rows, shares = _ranked(entries, limit)
     if len(rows) < 2:
         return []
+    out.mkdir(parents=True, exist_ok=True)
     return [normalized_scores(rows, out), cohort_spread(rows, shares, out),
             pairwise_wins(rows, shares, out)]

@@ -118,3 +118,24 @@ def release_files(tier: str, root: Path | None = None) -> list[Path]:
     except UserError:
         return []
     return [d.path, *(d.base / r.path for r in d.resources)]
+
+
+#: The optional extras (``pip install "icgbench[<extra>]"``) -> the modules each installs;
+#: the core scores and validates without them.
+EXTRAS = {"plots": ("matplotlib",), "page": ("jinja2", "markupsafe", "matplotlib")}
+
+
+def require_extra(extra: str, what: str) -> None:
+    """A one-line UsageError when a module of ``extra`` does not import, saying ``what``
+    needs it and how to install it."""
+    import importlib
+
+    missing = []
+    for module in EXTRAS[extra]:
+        try:
+            importlib.import_module(module)
+        except ImportError:
+            missing.append(module)
+    if missing:
+        raise UsageError(f"{what} needs {', '.join(missing)}, which is not installed: "
+                         f'pip install "icgbench[{extra}]"')

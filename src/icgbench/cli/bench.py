@@ -15,6 +15,7 @@ from icgbench.cli._common import (
     positive_int,
     print_json,
     release_files,
+    require_extra,
     say_err,
     variant_arg,
 )
@@ -317,9 +318,7 @@ def run_sweep(args: argparse.Namespace) -> int:
 def run_plots(args: argparse.Namespace) -> int:
     import pandas as pd
 
-    from icgbench.optional import require
-
-    require("plots", "icgbench bench plots")
+    require_extra("plots", "icgbench bench plots")
     from icgbench.bench.plots import draw_all
 
     if args.board is not None:
@@ -339,13 +338,15 @@ def run_plots(args: argparse.Namespace) -> int:
 
 def _plots_from_board(args: argparse.Namespace) -> int:
     from icgbench.bench.plots import board_figures
+    from icgbench.bench.ranking_figures import ranking_figures
     from icgbench.leaderboard.files import board_folder
     from icgbench.leaderboard.page import FIGURE_MODELS, oracle_entries
     from icgbench.leaderboard.store import load_board
 
     entries = load_board(board_folder(args.board), new_tier=None).entries
     outdir = writable_or_temp(args.outdir, Path("outputs/figures"))
-    paths = board_figures(entries, oracle_entries(entries), outdir, FIGURE_MODELS)
+    paths = [*ranking_figures(entries, outdir, FIGURE_MODELS),
+             *board_figures(entries, oracle_entries(entries), outdir, FIGURE_MODELS)]
     print(f"wrote {len(paths)} figures of {len(entries)} entries to {outdir}: "
           f"{', '.join(p.name for p in paths)}")
     return 0

@@ -10,6 +10,7 @@ from icgbench.cli._common import (
     positive_float,
     positive_int,
     print_json,
+    require_extra,
     required,
     say_err,
 )
@@ -373,9 +374,7 @@ def _entry_labels(folder: Path, entries: list) -> dict[tuple[str, str], str]:
 
 
 def run_render(args: argparse.Namespace) -> int:
-    from icgbench.optional import require
-
-    require("page", "icgbench leaderboard render")
+    require_extra("page", "icgbench leaderboard render")
     from icgbench.leaderboard.page import render
 
     folder = _dir(args)

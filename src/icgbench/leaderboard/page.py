@@ -333,19 +333,21 @@ def page_figures(entries: list[LeaderboardEntry], oracle: list[LeaderboardEntry]
     import tempfile
 
     from icgbench.bench.plots import BOARD_FIGURES, board_figures
+    from icgbench.bench.ranking_figures import FIGURES, ranking_figures
     from icgbench.leaderboard.ranking import floors_of, rank_overall
 
     ranked = {r.model for r in rank_overall(entries, floors=floors_of(entries))
               if r.place is not None}
     shown = min(FIGURE_MODELS, len(ranked))
     with tempfile.TemporaryDirectory(prefix="icgbench-figures-") as tmp:
+        ranking_figures(entries, Path(tmp), FIGURE_MODELS)
         board_figures(entries, oracle, Path(tmp), FIGURE_MODELS)
         drawn = figure_images(Path(tmp), "drawn from this board: "
                               + ("the one ranked model" if shown == 1 else
                                  f"the {shown} models ranked highest overall"
                                  if shown < len(ranked) else f"all {shown} ranked models")
                               + " and the reference lines")
-    order = [f"figure-{Path(name).stem}" for name in BOARD_FIGURES]
+    order = [f"figure-{Path(name).stem}" for name in (*FIGURES, *BOARD_FIGURES)]
     drawn.sort(key=lambda f: order.index(f["id"]) if f["id"] in order else len(order))
     ours = set(order)
     return drawn + [f for f in figure_images(figures, "not drawn from this board")

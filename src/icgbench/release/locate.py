@@ -88,7 +88,7 @@ def release_root() -> Path:
         return checkout
     from icgbench.release.user_release import user_release
 
-    installed = user_release()
+    installed = user_release(data_home())
     if installed is not None:
         return installed
     raise UsageError(

@@ -5,14 +5,15 @@ The wheel carries every open tier's descriptor (``icgbench/descriptors``, the co
 otherwise (:func:`icgbench.release.locate.release_root`), the release root is a folder of
 the user's data home, ``release-<data version>``: the descriptors are copied there on
 first use, and the small tier is regenerated there from the code, offline, and installed
-only if every table matches the descriptor's digests (:func:`icgbench.release.freeze.build`,
-what ``icgbench data build --tier small`` does). The full tier then downloads into the same
-root with ``icgbench data download --tier full``.
+only if every table matches the descriptor's digests: by ``icgbench data build --tier
+small``, run as a child process (its progress bar shows on a terminal). The full tier then
+downloads into the same root with ``icgbench data download --tier full``.
 """
 
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -22,12 +23,11 @@ PACKAGED = Path(__file__).resolve().parents[1] / "descriptors"
 DESCRIPTORS = ("datapackage.json", "datasets/full/datapackage.json")
 
 
-def release_dir() -> Path:
-    """``$ICGBENCH_HOME/release-<version>``, else the user data folder's."""
-    from icgbench.release.locate import data_home
+def release_dir(home: Path | None) -> Path:
+    """``<home>/release-<version>`` (the data home, ``$ICGBENCH_HOME``), else the user
+    data folder's."""
     from icgbench.release.tiers import DATA_VERSION
 
-    home = data_home()
     if home is None:
         import platformdirs
 
@@ -35,12 +35,13 @@ def release_dir() -> Path:
     return home / f"release-{DATA_VERSION}"
 
 
-def user_release() -> Path | None:
-    """The user's release root, made ready on first use; None when the package carries
-    no descriptors (a source checkout, which has its own release)."""
+def user_release(home: Path | None) -> Path | None:
+    """The user's release root under the data ``home`` (see :func:`release_dir`), made
+    ready on first use; None when the package carries no descriptors (a source checkout,
+    which has its own release)."""
     if not (PACKAGED / DESCRIPTORS[0]).is_file():
         return None
-    root = release_dir()
+    root = release_dir(home)
     _install_descriptors(root)
     _ensure_small_tier(root)
     return root
@@ -74,13 +75,15 @@ def _ensure_small_tier(root: Path) -> None:
         locks.lock(fd)
         if all(os.path.lexists(descriptor.base / r.path) for r in descriptor.resources):
             return
-        from icgbench.release import freeze
-        from icgbench.release.tiers import TIERS
-
         print(f"icgbench: first use of release {descriptor.version}: regenerating the small "
               f"tier from the code into {root} (offline; installed only if every table "
-              "matches the release's digests)", file=sys.stderr)
-        freeze.build(TIERS["small"], root)
+              "matches the release's digests)", file=sys.stderr, flush=True)
+        built = subprocess.run([sys.executable, "-m", "icgbench", "data", "build", "--tier",
+                                "small"], env={**os.environ, "ICGBENCH_RELEASE": str(root)},
+                               stdout=subprocess.DEVNULL, check=False)
+        if built.returncode != 0:
+            raise UsageError(f"could not build the small tier into {root} (icgbench data "
+                             f"build --tier small exited {built.returncode}; see above)")
         print(f"icgbench: the small tier is ready in {root}", file=sys.stderr)
     finally:
         os.close(fd)
