@@ -22,3 +22,9 @@ def commit(repo: Path, message: str) -> str:
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "--allow-empty", "-m", message)
     return git(repo, "rev-parse", "HEAD")
+
+
+def cloned(repo: Path, target: Path) -> Path:
+    """A fresh clone of ``repo`` at ``target``."""
+    subprocess.run(["git", "clone", "-q", str(repo), str(target)], check=True)
+    return target

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from git_helpers import commit, git
+from git_helpers import cloned, commit, git
 from icgbench.leaderboard.board import add
 from icgbench.leaderboard.entry import LeaderboardEntry
 from icgbench.leaderboard.store import CSV_NAME, JSON_NAME, csv_text, json_text
@@ -43,9 +43,7 @@ def history(tmp_path_factory):
 def work(history, tmp_path):
     """A fresh clone of the history repository to change and verify."""
     repo, base, staging = history
-    clone = tmp_path / "clone"
-    subprocess.run(["git", "clone", "-q", str(repo), str(clone)], check=True)
-    return clone, base, staging
+    return cloned(repo, tmp_path / "clone"), base, staging
 
 
 def _rewrite(board: Path, change) -> None:

@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import gzip
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from git_helpers import commit
+from git_helpers import cloned, commit
 from icgbench.cli import main
 from icgbench.leaderboard.entry import GRADED, LeaderboardEntry
 from icgbench.leaderboard.store import CSV_NAME, JSON_NAME, csv_text, json_text
@@ -68,9 +67,7 @@ def earlier(tmp_path_factory):
 @pytest.fixture
 def clone(earlier, tmp_path):
     repo, base, graded = earlier
-    out = tmp_path / "clone"
-    subprocess.run(["git", "clone", "-q", str(repo), str(out)], check=True)
-    return out, base, graded
+    return cloned(repo, tmp_path / "clone"), base, graded
 
 
 def _verify(board: Path, base: str, capsys) -> tuple[int, str]:
@@ -136,8 +133,7 @@ def test_a_replaced_stored_file_fails_the_history_of_a_regrade(clone, capsys):
 def test_a_mixed_base_keeps_its_rows_byte_for_byte(earlier, tmp_path, capsys):
     """A base with one entry of this release is not a regrade base: its rows stay bytes."""
     repo, _, _ = earlier
-    out = tmp_path / "mixed"
-    subprocess.run(["git", "clone", "-q", str(repo), str(out)], check=True)
+    out = cloned(repo, tmp_path / "mixed")
     board = out / "leaderboard"
     _rewrite(board, lambda e: e.update(data_version=DATA_VERSION)
              if e["model_name"] == "random" else None)
