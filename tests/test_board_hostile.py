@@ -349,17 +349,17 @@ def test_a_pr_added_reference_name_is_refused_and_never_a_reference_line(tmp_pat
     assert code == 1 and "random 0.3.1" in text and "reference model" in text, text
     code, _ = run(capsys, "render", "--dir", copy, "--outdir", tmp_path / "site", "--no-oracle")
     html = (tmp_path / "site" / "index.html").read_text()
-    name = (r'<td class="text"><span class="swatch c\d+"></span>random'
-            r'(?: <span class="partial">partial</span>)?</td>')
+    name = (r'<td class="text model"><span class="swatch c\d+"></span>random'
+            r'(?: <span class="partial">partial</span>)?<span class="v-inline">[^<]*</span></td>')
     lead = r'<td data-value="\d*">\d*</td><td class="text group">\w*</td>\s*'
     rows = dict(re.findall(r'<tr class="(\w*)[^"]*">\s*' + lead + name
-                           + r'<td class="text">([^<]+)</td>', html))
+                           + r'<td class="text version">([^<]+)</td>', html))
     assert code == 0 and rows == {"reference": __version__, "": "0.3.1"}, rows
     assert re.search(r'<tr class="[^"]*">\s*<td data-value="1">1</td><td class="text group">'
-                     r'A</td>' + name + r'<td class="text">0.3.1</td>', html)  # ranked
+                     r'A</td>' + name + r'<td class="text version">0.3.1</td>', html)  # ranked
     variant_page = (tmp_path / "site" / "linear_lowhet.html").read_text()
     per_task = re.findall(r'<tr class="(\w*)[^"]*">\s*' + lead + name
-                          + r'<td class="text">([^<]+)</td>', variant_page)
+                          + r'<td class="text version">([^<]+)</td>', variant_page)
     assert per_task and {c for c, v in per_task if v == "0.3.1"} == {""}
     assert {c for c, v in per_task if v == __version__} == {"reference"}
 

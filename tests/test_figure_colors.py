@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from icgbench.bench import plots
+from icgbench.bench import plots, ranking_figures
 from icgbench.leaderboard.page import build_page
 from icgbench.leaderboard.store import load_board, write_board
 from icgbench.models import DECLARATIONS
@@ -86,8 +86,8 @@ def test_the_page_shows_each_model_in_its_figure_colour(board_with_a_submission)
     page = build_page(board_with_a_submission, None, with_oracle=False)
     rules = dict(re.findall(r"\.(c\d+)\{background:(#[0-9A-F]{6})\}", page.html))
     for model in ("mbcnet_boosted", "my_model", "random"):
-        found = set(re.findall(rf'<span class="swatch (c\d+)"></span>{model}(?:</td>| <)',
-                               page.html))
+        found = set(re.findall(rf'<span class="swatch (c\d+)"></span>{model}'
+                               r'(?:</td>| <|<span class="v-inline">)', page.html))
         assert len(found) == 1, (model, found)
         cls = found.pop()
         assert rules[cls] == model_colors([model])[model], model
@@ -118,7 +118,8 @@ def test_bench_plots_draws_a_boards_figures_from_the_command_line(tmp_path, caps
                                 if (e.variant_name, e.seed) == ("linear_lowhet", 1)])
     out = tmp_path / "figures"
     assert main(["bench", "plots", "--dir", str(board), "--outdir", str(out)]) == 0
-    assert sorted(p.name for p in out.iterdir()) == sorted(plots.BOARD_FIGURES)
+    assert sorted(p.name for p in out.iterdir()) == sorted(
+        (*ranking_figures.FIGURES, *plots.BOARD_FIGURES))
     assert f"to {out}" in capsys.readouterr().out
     assert main(["bench", "plots", "--dir", str(tmp_path / "none"), "--outdir",
                  str(out)]) == 2

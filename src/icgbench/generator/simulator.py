@@ -398,9 +398,9 @@ def _hidden_confounders(mechanism: Mechanism) -> pa.Table:
     and the state's causal sign on the event (:mod:`.family`)."""
     beta = dict(zip(STATES, mechanism.risk_beta, strict=True))
     rows = mechanism.confounded
-    return pa.table({
-        "state": pa.array([s for s, _, _ in rows], pa.string()),
-        "state_step": pa.array([step for _, step, _ in rows], pa.float64()),
-        "hazard_coefficient": pa.array([h for _, _, h in rows], pa.float64()),
-        "causal_sign": pa.array([int(np.sign(beta[s])) for s, _, _ in rows], pa.int64()),
+    return table({
+        "state": strings([s for s, _, _ in rows]),
+        "state_step": np.array([step for _, step, _ in rows], dtype=np.float64),
+        "hazard_coefficient": np.array([h for _, _, h in rows], dtype=np.float64),
+        "causal_sign": np.array([np.sign(beta[s]) for s, _, _ in rows], dtype=np.int64),
     })
