@@ -36,6 +36,20 @@ def test_a_models_colour_does_not_depend_on_what_else_is_drawn():
     assert everyone["alpha"] != everyone["zeta"]
 
 
+def test_a_twelfth_competitor_takes_the_second_palette_not_the_first_colour(monkeypatch):
+    """Past the first palette a competitor takes the second one, ahead of contributions: no
+    two models of a board share a colour while the second palette lasts."""
+    from icgbench.models import colors
+
+    more = [*DECLARATIONS, "twelfth_model", "thirteenth_model"]
+    monkeypatch.setattr(colors, "MODELS", more)
+    drawn = model_colors([*more, "alpha"])
+    competitors = [m for m in more if m not in NEUTRAL]
+    assert drawn["twelfth_model"] == colors.EXTRA[0]
+    assert drawn["thirteenth_model"] == colors.EXTRA[1] and drawn["alpha"] == colors.EXTRA[2]
+    assert len({drawn[m] for m in [*competitors, "alpha"]}) == len(competitors) + 1
+
+
 @pytest.fixture(scope="module")
 def board_with_a_submission(tmp_path_factory) -> Path:
     """The committed board plus one submitted model (a renamed copy of a reference's

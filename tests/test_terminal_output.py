@@ -76,14 +76,26 @@ def test_a_queued_file_name_cannot_forge_a_line_of_the_ci_log(tmp_path, board, c
     _no_forged_line(text, "x\\n::error::forged")
 
 
-def test_a_language_with_c1_controls_is_escaped_by_show(tmp_path, board, capsys):
+def test_a_board_written_by_hand_with_c1_controls_is_escaped_by_show(tmp_path, board, capsys):
+    """``leaderboard add`` refuses such values (the schema's patterns), so they reach a board
+    only as a pull request's hand edit: ``show`` prints a free-text note escaped, and names an
+    invalid version escaped too."""
     folder = small_board_copy(board, tmp_path)
-    doc = submission_doc("mbcnet_v0_1", "linear_lowhet")
-    doc["model"].update(name="mine", version="1", language="R\x9b2J\u202e\x85")
-    path = tmp_path / "mine.json"
+    mine = submission_doc("mbcnet_v0_1", "linear_lowhet")
+    mine["model"].update(name="mine", version="1", language="R\x9b2J\u202e\x85")
+    (tmp_path / "mine.json").write_text(json.dumps(mine))
+    code, text = _run(capsys, "leaderboard", "add", tmp_path / "mine.json", "--dir", folder)
+    assert code == 1 and "/model/language" in text, text
+    _clean(text)
+    path = folder / "leaderboard.json"
+    doc = json.loads(path.read_text())
+    doc["entries"][0]["notes"] = "R\x9b2J\u202e\x85 note"
     path.write_text(json.dumps(doc))
-    code, text = _run(capsys, "leaderboard", "add", path, "--dir", folder)
-    if code == 0:
-        code, text = _run(capsys, "leaderboard", "show", "--dir", folder)
-        assert code == 0, text
+    code, text = _run(capsys, "leaderboard", "show", "--dir", folder)
+    assert code == 0 and "R\\x9b2J\\u202e\\x85 note" in text, text
+    _clean(text)
+    doc["entries"][0]["package_version"] = "1\x9b2J\u202e"
+    path.write_text(json.dumps(doc))
+    code, text = _run(capsys, "leaderboard", "show", "--dir", folder)
+    assert code == 1 and "entry 0" in text and "package_version" in text, text
     _clean(text)

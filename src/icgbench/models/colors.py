@@ -19,7 +19,7 @@ from collections.abc import Iterable
 
 from icgbench.models import DECLARATIONS as MODELS
 
-#: The registry's competitors, in order (11 today); more would cycle through EXTRA.
+#: The registry's competitors, in order (11 today); a twelfth and later take EXTRA first.
 PALETTE = ("#E69F00", "#56B4E9", "#009E73", "#0072B2", "#D55E00", "#CC79A7", "#882255",
            "#44AA99", "#999933", "#332288", "#DDCC77")
 #: Models outside the registry (contributions), in sorted order.
@@ -44,12 +44,15 @@ def model_colors(models: Iterable[str]) -> dict[str, str]:
     names = list(dict.fromkeys(models))
     competitors = [m for m in MODELS if m not in NEUTRAL]
     others = sorted(m for m in names if m not in MODELS and m not in NEUTRAL)
+    overflow = max(0, len(competitors) - len(PALETTE))  # competitors past PALETTE take EXTRA
     out = {}
     for m in names:
         if m in NEUTRAL:
             out[m] = NEUTRAL[m]
+        elif m in competitors and (i := competitors.index(m)) < len(PALETTE):
+            out[m] = PALETTE[i]
         elif m in competitors:
-            out[m] = PALETTE[competitors.index(m) % len(PALETTE)]
+            out[m] = EXTRA[(i - len(PALETTE)) % len(EXTRA)]
         else:
-            out[m] = EXTRA[others.index(m) % len(EXTRA)]
+            out[m] = EXTRA[(overflow + others.index(m)) % len(EXTRA)]
     return out
