@@ -16,6 +16,7 @@ then ``--source /tmp/old/src``.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -34,7 +35,7 @@ def main() -> None:
     args = parser.parse_args()
     extra = {} if args.source is None else {"PYTHONPATH": str(args.source.resolve())}
     with tempfile.TemporaryDirectory(prefix="bench-input-bounds-") as tmp:
-        conftest._SHARED[:] = [Path(tmp)]  # where mini_release freezes its tier once
+        os.environ[conftest.SESSION_FOLDER] = tmp  # where mini_release freezes its tier once
         print(f"{'case':<48}{'exit':>6}{'peak RSS':>14}")
         for i, (name, (make, _)) in enumerate(cases.CASES.items()):
             folder = Path(tmp) / f"case{i}"

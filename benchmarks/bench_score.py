@@ -31,6 +31,7 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.parquet as pq
 from jsonschema import Draft7Validator
 from sklearn.metrics import roc_auc_score
 
@@ -50,38 +51,55 @@ from icgbench.release.tiers import DATA_VERSION, Tier
 from icgbench.scorer import score
 
 VARIANT, SEED = "linear_lowhet", 0
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _resource(root: Path, name: str, table: pa.Table) -> dict:
+    """Write ``table`` as the bench cohort's ``name`` and return its descriptor resource."""
+    schema = contract.table_schema(name)
+    table = encode.conform(table, schema, name)
+    rel = relative_path(VARIANT, SEED, name, "parquet")
+    path = root / "datasets/small" / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    encode.write_parquet(table, path)
+    digest, size = encode.sha256_file(path)
+    splits = sorted(set(table["split"].to_pylist())) if "split" in table.column_names else []
+    return {"name": resource_name(VARIANT, SEED, name, "parquet"),
+            "path": f"datasets/small/{rel}", "format": "parquet",
+            "mediatype": PARQUET_MEDIATYPE, "bytes": size, "hash": digest,
+            "schema": inline_schema(name, VARIANT, SEED, "parquet"),
+            "icgbench:table": name, "icgbench:role": "truth",
+            "icgbench:variant": VARIANT,
+            "icgbench:variant_hash": get_variant(VARIANT).variant_hash,
+            "icgbench:seed": SEED, "icgbench:splits": splits,
+            "icgbench:rows": table.num_rows,
+            "icgbench:content_digest": encode.content_digest(table, schema)}
 
 
 def build_release(root: Path, n: int) -> list[str]:
+    """A release of the truth risk_prediction reads, with N test subjects: outcomes and
+    reachable risks drawn here, the floors copied from the committed small tier's cohort."""
     rng = np.random.default_rng(0)
     ids = [f"TE{i:06d}" for i in range(1, n + 1)] + ["TG000001", "TG000002"]
+    splits = ["test"] * n + ["target_test"] * 2
     risk = rng.random(n + 2)
-    table = pa.table({"subject_id": ids, "split": ["test"] * n + ["target_test"] * 2,
-                      "event": (rng.random(n + 2) < risk).astype(np.int64),
-                      "true_risk": np.round(risk, 6)})
-    schema = contract.table_schema("test_outcomes")
-    table = encode.conform(table, schema, "test_outcomes")
-    rel = relative_path(VARIANT, SEED, "test_outcomes", "parquet")
-    path = root / "datasets/small" / rel
-    path.parent.mkdir(parents=True)
-    encode.write_parquet(table, path)
-    digest, size = encode.sha256_file(path)
-    resource = {"name": resource_name(VARIANT, SEED, "test_outcomes", "parquet"),
-                "path": f"datasets/small/{rel}", "format": "parquet",
-                "mediatype": PARQUET_MEDIATYPE, "bytes": size, "hash": digest,
-                "schema": inline_schema("test_outcomes", VARIANT, SEED, "parquet"),
-                "icgbench:table": "test_outcomes", "icgbench:role": "truth",
-                "icgbench:variant": VARIANT,
-                "icgbench:variant_hash": get_variant(VARIANT).variant_hash,
-                "icgbench:seed": SEED, "icgbench:splits": ["test", "target_test"],
-                "icgbench:rows": table.num_rows,
-                "icgbench:content_digest": encode.content_digest(table, schema)}
+    outcomes = pa.table({"subject_id": ids, "split": splits,
+                         "event": (rng.random(n + 2) < risk).astype(np.int64),
+                         "true_risk": np.round(risk, 6)})
+    reach_fields = [f["name"] for f in contract.table_schema("reachable_risks")["fields"]]
+    reachable = pa.table({"subject_id": ids, "split": splits, **{
+        c: np.round(np.clip(risk + rng.normal(0, 0.05, n + 2), 0, 1), 6)
+        for c in reach_fields if c.startswith("risk")}})
+    floors = pq.read_table(ROOT / "datasets/small" / relative_path(
+        VARIANT, SEED, "model_free_scores", "parquet"))
+    resources = [_resource(root, name, table) for name, table in (
+        ("test_outcomes", outcomes), ("reachable_risks", reachable),
+        ("model_free_scores", floors))]
     tier = Tier("small", (SEED,), {"train": 0, "test": n, "target_test": 2}, True, "bench")
     cohorts = [{"variant": VARIANT, "variant_hash": get_variant(VARIANT).variant_hash,
                 "seed": SEED, "sizes": tier.sizes}]
-    (root / "datapackage.json").write_text(json.dumps(build_document(tier, cohorts, [resource])))
+    (root / "datapackage.json").write_text(json.dumps(build_document(tier, cohorts, resources)))
     return ids[:n]
-
 
 
 def write_submission(root: Path, ids: list[str], n: int) -> Path:
