@@ -39,7 +39,7 @@ from icgbench.leaderboard.store import (
     write_board,
 )
 from icgbench.leaderboard.verify import _tasks
-from icgbench.scorer import grade, validate
+from icgbench.scorer import check_submission, grade
 from leaderboard_helpers import (
     small_board_copy,
     submission_doc,
@@ -330,7 +330,7 @@ def test_a_look_alike_version_is_refused(tmp_path, board, capsys):
 def _hand_added(folder: Path, doc: dict) -> LeaderboardEntry:
     """An entry appended without add's checks, as a pull request can write it."""
     stored = gzip.compress(json.dumps(doc).encode(), mtime=0)
-    entry = entry_from_report(grade(validate(stored, frozen_only=True)).document, "",
+    entry = entry_from_report(grade(check_submission(stored, frozen_only=True)).document, "",
                               now_utc())
     (folder / entry.submission_path).parent.mkdir(parents=True, exist_ok=True)
     (folder / entry.submission_path).write_bytes(stored)

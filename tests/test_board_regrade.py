@@ -21,7 +21,7 @@ from icgbench.leaderboard.entry import GRADED, LeaderboardEntry
 from icgbench.leaderboard.store import CSV_NAME, JSON_NAME, csv_text, json_text
 from icgbench.release.descriptor import load_descriptor, public_digest
 from icgbench.release.tiers import COMPATIBLE_RELEASES, DATA_VERSION, TIERS
-from icgbench.scorer import SubmissionInvalid, validate
+from icgbench.scorer import SubmissionInvalid, check_submission
 from leaderboard_helpers import submission_doc, submission_file, two_entry_repository
 
 pytestmark = pytest.mark.usefixtures("no_board_figures")
@@ -164,10 +164,10 @@ def test_a_submission_of_a_compatible_release_validates_as_this_ones(version, ac
     doc = submission_doc("random", "linear_lowhet")
     doc["data_version"] = version
     if accepted:
-        assert validate(json.dumps(doc).encode()).descriptor.version == DATA_VERSION
+        assert check_submission(json.dumps(doc).encode()).descriptor.version == DATA_VERSION
     else:
         with pytest.raises(SubmissionInvalid, match="is not the release's version"):
-            validate(json.dumps(doc).encode())
+            check_submission(json.dumps(doc).encode())
 
 
 @pytest.mark.parametrize("tier", ["small", "full"])

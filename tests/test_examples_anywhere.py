@@ -60,13 +60,13 @@ def test_read_release_r_runs_from_another_folder(tmp_path):
 
 
 def test_submit_glm_r_runs_from_another_folder_and_writes_there(tmp_path):
-    from icgbench.scorer import validate
+    from icgbench.scorer import check_submission
 
     run = _rscript(ROOT / "examples" / "r" / "submit_glm.R", cwd=tmp_path)
     assert run.returncode == 0, run.stderr
     out = tmp_path / "r_glm_submission.json"
     assert run.stdout.strip().endswith("to r_glm_submission.json"), run.stdout
-    assert sorted(validate(out).blocks) == ["cross_host_generalization", "risk_prediction"]
+    assert sorted(check_submission(out).blocks) == ["cross_host_generalization", "risk_prediction"]
 
 
 def test_an_r_example_finds_the_release_the_environment_names(tmp_path):

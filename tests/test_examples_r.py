@@ -36,7 +36,7 @@ def test_read_release_r_reads_the_public_tables_and_checks_a_hash():
 
 
 def test_submit_glm_r_writes_a_submission_that_scores_above_chance(tmp_path):
-    from icgbench.scorer import score, validate
+    from icgbench.scorer import check_submission, score
 
     rscript = require_tool("Rscript", "install r-base-core and r-cran-jsonlite")
     out = tmp_path / "r_glm.json"
@@ -45,7 +45,7 @@ def test_submit_glm_r_writes_a_submission_that_scores_above_chance(tmp_path):
          "0", str(out)], capture_output=True, text=True, check=False, timeout=180)
     assert result.returncode == 0, result.stderr
     assert f"to {out}" in result.stdout
-    assert sorted(validate(out).blocks) == ["cross_host_generalization", "risk_prediction"]
+    assert sorted(check_submission(out).blocks) == ["cross_host_generalization", "risk_prediction"]
     cli = subprocess.run([sys.executable, "-m", "icgbench", "validate", str(out)],
                          capture_output=True, text=True, check=False)
     assert cli.returncode == 0, cli.stdout + cli.stderr

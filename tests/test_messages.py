@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from icgbench.cli import BROKEN_PIPE, main
-from icgbench.scorer import SubmissionInvalid, validate
+from icgbench.scorer import SubmissionInvalid, check_submission
 from scoring_helpers import template
 
 LIMIT = 400  # "no message longer than a few hundred characters"
@@ -18,7 +18,7 @@ LIMIT = 400  # "no message longer than a few hundred characters"
 
 def _errors(doc: dict) -> list[str]:
     with pytest.raises(SubmissionInvalid) as exc:
-        validate(doc)
+        check_submission(doc)
     return exc.value.errors
 
 

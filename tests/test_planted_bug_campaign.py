@@ -164,18 +164,18 @@ def test_the_public_halfs_overall_is_the_mean_of_the_categories_it_shows(at_rele
     public half (their normalized metrics are cohort-level), so ``overall`` averages the
     categories shown (a withheld one is not a zero)."""
     from icgbench.contract.vocabulary import CATEGORIES
-    from icgbench.scorer import grade, validate
+    from icgbench.scorer import check_submission, grade
     from icgbench.tasks import TASKS
     from icgbench.tasks.withheld import shown_categories
 
     doc = _fitted(at_release, "mbcnet_v0_1")
-    summary = grade(validate(doc), half="public").document["summary"]
+    summary = grade(check_submission(doc), half="public").document["summary"]
     shown = shown_categories(TASKS.values())
     assert {"structure", "intervention"}.isdisjoint(shown) and len(shown) >= 2
     assert all(summary["normalized"][c] is None for c in CATEGORIES if c not in shown)
     values = [summary["normalized"][c] or 0.0 for c in shown]
     assert any(values) and summary["overall"] == pytest.approx(sum(values) / len(shown))
-    private = grade(validate(doc), half="private").document["summary"]
+    private = grade(check_submission(doc), half="private").document["summary"]
     every = [private["normalized"][c] or 0.0 for c in CATEGORIES]
     assert private["overall"] == pytest.approx(sum(every) / len(CATEGORIES))
 

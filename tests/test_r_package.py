@@ -143,10 +143,10 @@ def _documents(folder: Path) -> dict[Path, str]:
 
 def _python_verdict(path: Path) -> tuple[bool, str]:
     """icgbench's own verdict (R checks the same layers, against the same release)."""
-    from icgbench.scorer import SubmissionInvalid, validate
+    from icgbench.scorer import SubmissionInvalid, check_submission
 
     try:
-        validate(path)
+        check_submission(path)
     except SubmissionInvalid as exc:
         return False, f"{exc.stage}: {exc.errors[:2]}"
     return True, "valid"

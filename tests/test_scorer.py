@@ -19,7 +19,7 @@ from icgbench.api.tables import load_table
 from icgbench.cli import main
 from icgbench.errors import InvalidInputError, UsageError
 from icgbench.release.tiers import DATA_VERSION
-from icgbench.scorer import SubmissionInvalid, score, validate
+from icgbench.scorer import SubmissionInvalid, check_submission, score
 from scoring_helpers import perfect, template
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -136,7 +136,7 @@ def test_error_list_is_bounded():
     doc["risk_prediction"]["proba"] = ["x"] * 400
     doc["cross_host_generalization"]["proba"] = [2.0] * 400
     with pytest.raises(SubmissionInvalid) as info:
-        validate(doc, max_errors=5)
+        check_submission(doc, max_errors=5)
     assert len(info.value.errors) == 6 and info.value.errors[-1].startswith("... and ")
 
 

@@ -28,7 +28,7 @@ from icgbench.leaderboard.verify import verify
 from icgbench.models import CohortData, get_model
 from icgbench.release import generations, sealed, tiers
 from icgbench.release.descriptor import load_descriptor
-from icgbench.scorer import score, validate
+from icgbench.scorer import check_submission, score
 from sealed_helpers import KEY, SMALL, contributed, sealed_release
 
 # Pages here are read for their tables, links and files: built without the board's figures.
@@ -122,14 +122,14 @@ def test_neither_the_key_nor_any_stream_seed_is_published(release):
 
 def test_without_the_key_a_submission_is_checked_completely_but_not_graded(
         release, submission, without_key):
-    v = validate(submission, root=release)
+    v = check_submission(submission, root=release)
     assert v.sealed and set(v.blocks) == {"risk_prediction", "cross_host_generalization"}
     with pytest.raises(UsageError, match=r"needs the board's key \(ICGBENCH_SEALED_KEY\)"):
         score(submission, root=release)
     broken = json.loads(submission.read_text())
     broken["risk_prediction"]["subject_id"][0] = "TE999999"
     with pytest.raises(InvalidInputError, match="TE999999"):
-        validate(broken, root=release)
+        check_submission(broken, root=release)
 
 
 def test_with_the_key_the_truth_is_regenerated_and_graded(release, submission, with_key):

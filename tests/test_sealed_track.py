@@ -26,7 +26,7 @@ from icgbench.models import CohortData, get_model
 from icgbench.release import generations, sealed, tiers
 from icgbench.release.descriptor import load_descriptor
 from icgbench.release.locate import release_root
-from icgbench.scorer import grade, validate
+from icgbench.scorer import check_submission, grade
 from sealed_helpers import KEY, SMALL, contributed, sealed_release
 
 # Pages here are read for their tables, links and files: built without the board's figures.
@@ -105,10 +105,10 @@ def test_grading_reads_only_the_public_half(at_release):
         for n, i in enumerate(scrambled[block]["subject_id"]):
             if private[split][order[i]]:
                 scrambled[block]["proba"][n] = float(rng.uniform())
-    public = grade(validate(doc)).document
-    assert grade(validate(scrambled)).document["tasks"] == public["tasks"]
-    assert grade(validate(scrambled), half="private").document["tasks"] != (
-        grade(validate(doc), half="private").document["tasks"])
+    public = grade(check_submission(doc)).document
+    assert grade(check_submission(scrambled)).document["tasks"] == public["tasks"]
+    assert grade(check_submission(scrambled), half="private").document["tasks"] != (
+        grade(check_submission(doc), half="private").document["tasks"])
 
 
 # --- probing ------------------------------------------------------------------------------
@@ -123,7 +123,7 @@ def test_a_probe_of_a_private_subject_scores_exactly_chance(at_release):
     public = sealed.halves(bytes.fromhex(KEY), VARIANT, 0, "test", ids)
     recovered = {}
     for n, subject in enumerate(ids):
-        auroc = grade(validate(_probe(template, subject, f"0.0.{n}"))).summary["auroc"]
+        auroc = grade(check_submission(_probe(template, subject, f"0.0.{n}"))).summary["auroc"]
         if not public[n]:
             assert auroc == 0.5, subject
         elif auroc != 0.5:
@@ -384,8 +384,8 @@ def test_the_page_publishes_the_private_half_once_the_generation_is_retired(
     monkeypatch.delenv(sealed.KEY_ENV)
     after = build_page(public, None, with_oracle=False).html
     assert 'id="sealed-final"' in after
-    private = grade(validate(doc), half="private").summary["auroc"]
-    shown = grade(validate(doc)).summary["auroc"]
+    private = grade(check_submission(doc), half="private").summary["auroc"]
+    shown = grade(check_submission(doc)).summary["auroc"]
     assert private != shown
     final = after[after.index('id="sealed-final"'):]
     cell = f">{_fmt(private)}<"  # a cell's text, not a digit run inside a sort key
@@ -400,7 +400,7 @@ def test_a_cohort_is_regenerated_once_for_many_files(at_release, monkeypatch):
     doc = _fitted_submission(at_release)
     for version in ("0.9.1", "0.9.2", "0.9.3"):
         doc["model"]["version"] = version
-        grade(validate(doc))
+        grade(check_submission(doc))
     assert calls == [(VARIANT, 0)]
 
 
@@ -450,12 +450,12 @@ def test_structure_probes_recover_no_more_than_chance(at_release, tmp_path, caps
                  for edge in b}
     assert recovered == set()
     doc = json.loads(json.dumps(docs[0]))
-    report = grade(validate(doc), half="public")
+    report = grade(check_submission(doc), half="public")
     assert {"structure_recovery.*", "intervention_conformity.*"} <= set(
         report.document["withheld"]["metrics"])
     assert "true_delta" not in json.dumps(report.document["tasks"])
     # the attack is real: shown, the private half's numbers decode every probe
-    shown = grade(validate(doc), half="private").document["tasks"]["structure_recovery"]
+    shown = grade(check_submission(doc), half="private").document["tasks"]["structure_recovery"]
     assert shown["metrics"]["directed_f1"] > 0
     assert main(["leaderboard", "show", "--dir", str(board)]) == 0
     assert "directed_f1" not in capsys.readouterr().out
@@ -637,7 +637,7 @@ def test_intervention_probes_recover_no_average_effect(at_release, tmp_path, cap
     shown = capsys.readouterr().out
     assert "pehe" not in shown and "intervention" not in shown.split("every score")[0]
     # the attack is real: the private half's numbers, shown, read every average effect
-    private = [grade(validate(d), half="private").document["tasks"] for d in docs]
+    private = [grade(check_submission(d), half="private").document["tasks"] for d in docs]
     decoded = _pehe_decoder([{t: r[t]["metrics"] for t in r} for r in private], shift, names)
     true = {n: private[0]["intervention_conformity"]["details"]["interventions"][n]
             ["true_delta"] for n in names}

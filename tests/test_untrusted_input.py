@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 from icgbench.cli import main
-from icgbench.scorer import SubmissionInvalid, score, validate
+from icgbench.scorer import SubmissionInvalid, check_submission, score
 from icgbench.tasks import graph_metrics as g
 from icgbench.tasks.metrics import LOWEST, mean, r2
 from scoring_helpers import template
@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def _errors(source) -> list[str]:
     with pytest.raises(SubmissionInvalid) as caught:
-        validate(source)
+        check_submission(source)
     return caught.value.errors
 
 
@@ -161,7 +161,7 @@ def test_model_header_character_classes(field, value):
 def test_the_oracle_name_is_allowed_with_the_oracle_flag():
     doc = template()
     doc["model"].update(name="oracle", oracle=True)
-    assert validate(doc).document["model"]["name"] == "oracle"
+    assert check_submission(doc).document["model"]["name"] == "oracle"
 
 
 def test_a_huge_value_is_not_echoed_whole_in_the_message(capsys):
@@ -180,7 +180,7 @@ def test_gzip_must_be_one_member_with_nothing_after_it():
     for tail in (b"\x00", b"junk", gzip.compress(b"{}", mtime=0)):
         errors = _errors(packed + tail)
         assert errors[0].startswith("/:") and "after the end of the gzip stream" in errors[0]
-    assert validate(packed).document["variant"] == "linear_lowhet"
+    assert check_submission(packed).document["variant"] == "linear_lowhet"
 
 
 def test_not_a_regular_file_is_refused_at_once(tmp_path, capsys):

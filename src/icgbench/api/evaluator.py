@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from icgbench.errors import UsageError
+from icgbench.errors import UnknownNameError, UsageError
 
 if TYPE_CHECKING:
     from icgbench.scorer.report import ScoreReport
@@ -55,7 +55,7 @@ class Evaluator:
         from icgbench.tasks import TASKS
 
         if task not in TASKS:
-            raise UsageError(f"unknown task {task!r}; the tasks are {', '.join(TASKS)}")
+            raise UnknownNameError("task", task, TASKS)
         self.task, self.structure_k, self.root = task, structure_k, root
         template = build_template(variant, seed, tier, root)
         names = [t for t in TASKS if t in template]

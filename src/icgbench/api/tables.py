@@ -59,8 +59,7 @@ def default_seed(d: Descriptor, variant: str) -> int:
 def load_arrow(variant: str, table: str, seed: int | None = None, tier: str = "small",
                role: str = "public", root: Path | None = None) -> pa.Table:
     """One verified table of one cohort as an Arrow table."""
-    if table not in contract.table_names():
-        raise UsageError(f"unknown table {table!r}; tables: {', '.join(contract.table_names())}")
+    contract.table_schema(table)  # an UnknownNameError for a table the contract lacks
     actual = contract.table_role(table)
     if actual != role:
         raise UsageError(f"table {table!r} is a {actual} table; pass role={actual!r} to load "

@@ -55,7 +55,7 @@ def validate(source: str | Path, *, tier: str | None = None, release: Path | Non
     """The verdict on a submission file (.json or .json.gz): the JSON Schema, then every
     check against the release (``release``: a release folder; default the located one)."""
     from icgbench.scorer import SubmissionInvalid
-    from icgbench.scorer.pipeline import validate as check
+    from icgbench.scorer.pipeline import check_submission as check
 
     file = str(source)
     try:

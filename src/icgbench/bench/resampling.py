@@ -23,9 +23,9 @@ def bootstrap(pair: list[LeaderboardEntry], folder: Path, root: Path | None,
                ) -> list[tuple[dict[tuple[str, str], float], dict[tuple[str, str], float]]]:
     """Both entries' per-subject normalized metrics on ``resamples`` resamplings of the
     cohort's held-out subjects (the same resampling for both)."""
-    from icgbench.scorer import validate
+    from icgbench.scorer import check_submission
 
-    validated = [validate(folder / e.submission_path, root=root) for e in pair]
+    validated = [check_submission(folder / e.submission_path, root=root) for e in pair]
     truth = validated[0].truth
     sizes = {s: len(truth.ids[s]) for s in ("test", "target_test")}
     out = []

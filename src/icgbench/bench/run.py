@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from icgbench.api.tables import tier_descriptor
-from icgbench.errors import UsageError
+from icgbench.errors import UsageError, UserError
 from icgbench.io.atomic import write_bytes, write_text
 from icgbench.models import CohortData, get_model
 from icgbench.release.tiers import UNFROZEN_NAME, UNFROZEN_NOTICE
@@ -74,6 +74,8 @@ def prepare_cohort(cohort: str, seed: int | None, tier: str, root: Path | None,
     seed = 0 if seed is None else seed
     try:
         spec = unfrozen_tier(cohort, seed, n_subjects, months)
+    except UserError:  # already the user's error, with its own exit code
+        raise
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     where = outdir / UNFROZEN_FOLDER

@@ -141,11 +141,11 @@ def _cohort_errors(entries: list[LeaderboardEntry], folder: Path, root: Path | N
     """Per normalized metric: (the bootstrap sd of one entry's value, its model) for every
     entry given."""
     from icgbench.bench.resampling import pair_bootstrap, per_subject_parts, resample
-    from icgbench.scorer import validate
+    from icgbench.scorer import check_submission
 
     out: dict[Part, list[tuple[float, str]]] = {}
     for e in entries:
-        v = validate(folder / e.submission_path, root=root)
+        v = check_submission(folder / e.submission_path, root=root)
         sizes = {s: len(v.truth.ids[s]) for s in ("test", "target_test")}
         draws: dict[Part, list[float]] = {}
         for _ in range(resamples):

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from icgbench.errors import UsageError
-from icgbench.generator import UnknownVariantError, Variant, get_variant
+from icgbench.generator import Variant, get_variant
 
 
 def non_negative_int(text: str) -> int:
@@ -101,10 +101,7 @@ def required(value: Any, option: str) -> Any:
 
 def variant_arg(name: str) -> Variant:
     """The registered variant ``name``, or a usage error (exit 2) listing the names."""
-    try:
-        return get_variant(name)
-    except UnknownVariantError as exc:
-        raise UsageError(str(exc)) from None
+    return get_variant(name)
 
 
 def release_files(tier: str, root: Path | None = None) -> list[Path]:

@@ -19,7 +19,7 @@ from icgbench.cli._common import (
     say_err,
     variant_arg,
 )
-from icgbench.errors import UsageError
+from icgbench.errors import UsageError, UserError
 from icgbench.generator import all_variants, get_variant, variant_names
 from icgbench.io.atomic import check_output, write_text
 from icgbench.io.paths import writable_or_temp
@@ -416,6 +416,8 @@ def run_report(args: argparse.Namespace) -> int:
     made = board_report.sections(folder, args.resamples, args.sample, args.draws)
     try:
         new = board_report.regenerate(text, made)
+    except UserError:  # already the user's error, with its own exit code
+        raise
     except ValueError as exc:
         raise UsageError(f"{args.out}: {exc}") from None
     write_text(args.out, new)

@@ -68,6 +68,8 @@ def run(args: argparse.Namespace) -> int:
         check_request(variant, args.seed, sizes, months)
         request = Request(variant.name, args.seed, sizes, months)
         shards = plan(request, args.shards or min(args.jobs, block_count(request)))
+    except UserError:  # already the user's error, with its own exit code
+        raise
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     log.info("simulating %s seed %d: %d subjects, %d months, %d shard(s)", variant.name,

@@ -14,6 +14,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from icgbench.errors import UnknownNameError
+
 #: A file every copy of the contract holds, to tell a schema folder from an empty one.
 _MARKER = "submission.schema.json"
 
@@ -38,6 +40,8 @@ def _read_json(*parts: str) -> Any:
 @functools.cache
 def table_schema(table: str) -> dict[str, Any]:
     """The Table Schema document of one release table."""
+    if table not in table_names():
+        raise UnknownNameError("table", table, table_names())
     return _read_json("tables", f"{table}.json")
 
 

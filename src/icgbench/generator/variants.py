@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, fields
 from typing import Any, Literal
 
 from icgbench.contract.vocabulary import STATES
+from icgbench.errors import UnknownNameError
 
 Coupling = Literal["linear", "nonlinear"]
 ArchetypeMode = Literal["discrete", "continuous_mixture"]
@@ -22,11 +23,11 @@ Observability = Literal["full", "partial"]
 ObservationOperator = Literal["linear", "nonlinear"]
 
 
-class UnknownVariantError(KeyError):
+class UnknownVariantError(UnknownNameError):
     """Raised for a variant name that is not registered; the message lists the names."""
 
-    def __str__(self) -> str:
-        return str(self.args[0])
+    def __init__(self, name: str) -> None:
+        super().__init__("variant", name, _REGISTRY)
 
 
 @dataclass(frozen=True)
@@ -227,9 +228,7 @@ def get_variant(name: str) -> Variant:
     try:
         return _REGISTRY[name]
     except KeyError:
-        raise UnknownVariantError(
-            f"unknown variant {name!r}; registered variants: {', '.join(_REGISTRY)}"
-        ) from None
+        raise UnknownVariantError(name) from None
 
 
 def all_variants() -> list[Variant]:

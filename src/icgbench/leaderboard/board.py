@@ -39,7 +39,7 @@ from icgbench.leaderboard.store import (
     require_current,
     write_appended,
 )
-from icgbench.scorer import SubmissionInvalid, Validated, grade, validate
+from icgbench.scorer import SubmissionInvalid, Validated, check_submission, grade
 from icgbench.scorer.parse import json_bytes, parse_json, read_file
 
 log = logging.getLogger(__name__)
@@ -196,7 +196,7 @@ def add_all(sources: list[Path], folder: Path, notes: str = "",
     for source in calibration_first(list(sources)):
         stored = stored_bytes(read_file(Path(source)))
         try:
-            staged.append((Path(source), stored, validate(stored, frozen_only=True)))
+            staged.append((Path(source), stored, check_submission(stored, frozen_only=True)))
         except SubmissionInvalid as exc:
             invalid.append((Path(source), exc))
     if invalid:

@@ -283,7 +283,7 @@ def private_half_entries(folder: Path, entries: list[LeaderboardEntry]
     from icgbench.leaderboard.entry import entry_from_report
     from icgbench.leaderboard.verify import sealed_release
     from icgbench.release import generations, locate
-    from icgbench.scorer import grade, validate
+    from icgbench.scorer import check_submission, grade
 
     try:
         retired = {g.data_version for g in generations.load(locate.release_root())
@@ -304,7 +304,7 @@ def private_half_entries(folder: Path, entries: list[LeaderboardEntry]
             raise InvalidInputError(f"cannot read {e.label}'s submission: {exc} (run "
                                     "`icgbench leaderboard verify`)") from None
         descriptor, key = sealed_release(e)  # a retired generation's: its published key
-        report = grade(validate(data, descriptor=descriptor, key=key),
+        report = grade(check_submission(data, descriptor=descriptor, key=key),
                        structure_k=k_star.get((e.model_name, e.package_version)),
                        half="private").document
         k = report["tasks"].get("structure_recovery", {}).get("metrics", {}).get("k")

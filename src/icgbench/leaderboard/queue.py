@@ -121,7 +121,7 @@ def admit(folder: Path, dry_run: bool = False, now: dt.datetime | None = None,
     (a pull request's), it also refuses a queue to which the pull request adds more than
     :data:`QUEUED_PER_PULL_REQUEST` files."""
     from icgbench.leaderboard.board import add, admission_check
-    from icgbench.scorer import validate
+    from icgbench.scorer import check_submission
     from icgbench.scorer.parse import read_file
 
     folder = Path(folder)
@@ -145,7 +145,7 @@ def admit(folder: Path, dry_run: bool = False, now: dt.datetime | None = None,
     out = []
     for path in files:
         try:
-            v = validate(read_file(path), frozen_only=True)
+            v = check_submission(read_file(path), frozen_only=True)
             doc = v.document
             if doc["tier"] != SEALED_TIER:
                 raise InvalidInputError(f"the queue takes sealed-tier submissions; this "

@@ -36,7 +36,7 @@ from icgbench.leaderboard.store import (
     write_board,
 )
 from icgbench.release.tiers import DATA_VERSION, SEALED_NAME, TIERS
-from icgbench.scorer import grade, validate
+from icgbench.scorer import check_submission, grade
 from icgbench.scorer.parse import DEFAULT_MAX_BYTES
 
 #: Entries regraded between two writes of the board.
@@ -55,7 +55,7 @@ def regraded(folder: Path, entry: LeaderboardEntry, known: KnownK) -> Leaderboar
     if "sha256:" + hashlib.sha256(data).hexdigest() != entry.submission_sha256:
         raise InvalidInputError(f"cannot regrade {entry.label}: {entry.submission_path} does "
                                 f"not have the recorded {entry.submission_sha256}")
-    v = validate(data)
+    v = check_submission(data)
     report = grade(v, structure_k=calibration_k(v, known)).document
     fresh = entry_from_report(report, entry.notes, entry.submitted_at).as_dict()
     old = entry.as_dict()

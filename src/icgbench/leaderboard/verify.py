@@ -52,7 +52,7 @@ from icgbench.leaderboard.store import (
     read_json_file,
 )
 from icgbench.release.tiers import SEALED_NAME
-from icgbench.scorer import SubmissionInvalid, Validated, grade, validate
+from icgbench.scorer import SubmissionInvalid, Validated, check_submission, grade
 from icgbench.scorer.parse import DEFAULT_MAX_BYTES
 
 TOLERANCE = 1e-12
@@ -95,7 +95,7 @@ def verify_entry(folder: Path, entry: LeaderboardEntry, known: KnownK,
     except InvalidInputError as exc:
         return [*out, Discrepancy(label, "data_version", entry.data_version, str(exc))]
     try:
-        v = validate(data, descriptor=descriptor, key=key)
+        v = check_submission(data, descriptor=descriptor, key=key)
         if v.document["model"].get("oracle"):
             raise InvalidInputError("an oracle submission (it reads the truth) cannot be an "
                                     "entry")

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from icgbench._lazy import module_names
-from icgbench.errors import UsageError
+from icgbench.errors import UnknownNameError
 
 if TYPE_CHECKING:
     from icgbench.models.base import CohortData, ReferenceModel
@@ -105,6 +105,8 @@ ALIASES: dict[str, str] = _aliases()
 
 def model_class(name: str) -> type[ReferenceModel]:
     """The class of the registered model ``name`` (imports its module)."""
+    if name not in DECLARATIONS:
+        raise UnknownNameError("model", name, DECLARATIONS)
     return importlib.import_module(DECLARATIONS[name].module).MODEL
 
 
@@ -119,14 +121,13 @@ def __getattr__(name: str) -> Any:
 
 
 def resolve(name: str) -> str:
-    """The registered model ``name`` or an alias of one names; a UsageError otherwise."""
+    """The registered model ``name`` or an alias of one names; an UnknownNameError otherwise."""
     if name in DECLARATIONS:
         return name
     if name in ALIASES:
         return ALIASES[name]
     aliases = ", ".join(f"{a} = {m}" for a, m in ALIASES.items())
-    raise UsageError(f"unknown model {name!r}; models: {', '.join(DECLARATIONS)} "
-                     f"(aliases: {aliases})")
+    raise UnknownNameError("model", name, DECLARATIONS, f" (aliases: {aliases})")
 
 
 def get_model(name: str) -> ReferenceModel:

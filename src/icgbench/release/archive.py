@@ -23,7 +23,7 @@ import tarfile
 import zlib
 from pathlib import Path, PurePosixPath
 
-from icgbench.errors import InvalidInputError, UsageError
+from icgbench.errors import InvalidInputError, UsageError, UserError
 from icgbench.io import untrusted
 from icgbench.io.atomic import check_output, owned_staging, write_bytes
 from icgbench.release import descriptor as descriptors
@@ -191,6 +191,8 @@ def unpack_verified(archive: Path, descriptor: Descriptor, stage: Path) -> None:
     except RecursionError:  # a nesting no bound above foresaw: refused all the same
         raise InvalidInputError(f"corrupt archive {quoted_name(archive.name)}: its headers are "
                                 "nested too deeply") from None
+    except UserError:  # a member refused above: its own message
+        raise
     except (tarfile.TarError, EOFError, OSError, gzip.BadGzipFile, zlib.error,
             ValueError) as exc:  # ValueError: tarfile parses some header fields unchecked
         raise InvalidInputError(f"corrupt or truncated archive {quoted_name(archive.name)}: "

@@ -77,6 +77,8 @@ TRANSIENT_STATUS = frozenset({408, 425, 429, 500, 502, 503, 504})
 class TooLargeError(InvalidInputError):
     """A source sent more bytes than any archive of the release can hold (not retried)."""
 
+    code = "too_large"
+
 
 class _Failed(Exception):
     """One attempt failed; ``transient`` when another attempt may succeed."""
@@ -354,6 +356,8 @@ def _get(url: str, out: BinaryIO, limit: int, clock: _Clock) -> None:
     except (http.client.HTTPException, ConnectionError) as exc:  # may quote the answer
         raise _Failed(printable(shown(f"{type(exc).__name__}: {exc}")), transient=True
                       ) from None
+    except UserError:  # an oversized answer (TooLargeError): already the user's error
+        raise
     except ValueError as exc:  # a URL urllib cannot parse
         raise _Failed(f"not a valid URL ({printable(shown(str(exc)))})", transient=False
                       ) from None

@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from icgbench import contract
-from icgbench.errors import InvalidInputError, UsageError
+from icgbench.errors import InvalidInputError, UsageError, UserError
 from icgbench.io.atomic import ensure_writable_dir, write_bytes, write_text
 from icgbench.release import tiers
 from icgbench.release.descriptor import SEALED_FIELD, Descriptor, load_descriptor, read_json
@@ -62,6 +62,8 @@ def load(root: Path) -> list[Generation]:
         return []
     try:
         document = read_json(path)
+    except UserError:  # refused above with its own message
+        raise
     except (OSError, ValueError) as exc:
         raise InvalidInputError(f"cannot read {path}: {exc}") from None
     items = document.get("generations") if isinstance(document, dict) else None

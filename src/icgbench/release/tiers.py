@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from icgbench.errors import UsageError
+from icgbench.errors import UnknownNameError
 
 #: The data release version (semver, per the Data Package version recipe): bump it whenever
 #: freezing would change any byte of the data, and record the change in CHANGELOG.md.
@@ -192,7 +192,7 @@ UNFROZEN = Tier(
 
 
 def get_tier(name: str) -> Tier:
-    """The tier called ``name`` (a frozen tier or ``unfrozen``), or a UsageError."""
+    """The tier called ``name`` (a frozen tier or ``unfrozen``), or an UnknownNameError."""
     if name == UNFROZEN_NAME:
         return UNFROZEN
     if name == SEALED_NAME:
@@ -200,5 +200,4 @@ def get_tier(name: str) -> Tier:
     try:
         return TIERS[name]
     except KeyError:
-        raise UsageError(f"unknown tier {name!r}; tiers: {', '.join(TIERS)}, "
-                         f"{SEALED_NAME}") from None
+        raise UnknownNameError("tier", name, [*TIERS, SEALED_NAME]) from None

@@ -22,7 +22,7 @@ _EXPORTS = {
     "incomplete_task_errors": "pipeline",
     "score": "pipeline",
     "task_blocks": "pipeline",
-    "validate": "pipeline",
+    "check_submission": "pipeline",
 }
 
 __getattr__, __dir__ = exports(__name__, _EXPORTS)

@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
-from icgbench.errors import InvalidInputError
+from icgbench.errors import InvalidInputError, UserError
 from icgbench.io.untrusted import printable, shown
 from icgbench.release.archive import BoundedTarInfo, quoted_name, safe_member_name
 
@@ -101,6 +101,8 @@ def unpack_submissions(archive: Path, into: Path, is_submission_name: Callable[[
     except RecursionError:
         raise InvalidInputError(f"{where}: corrupt archive (headers nested too deeply)"
                                 ) from None
+    except UserError:  # refused above with its own message
+        raise
     except (tarfile.TarError, zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError,
             gzip.BadGzipFile, zlib.error, ValueError, NotImplementedError) as exc:
         raise InvalidInputError(f"{where}: corrupt or truncated archive: "

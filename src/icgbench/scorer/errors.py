@@ -12,6 +12,8 @@ class SubmissionInvalid(InvalidInputError):
     line saying how many more); ``count`` is how many problems were found in all.
     """
 
+    code = "submission_invalid"
+
     def __init__(self, errors: list[str], stage: str, count: int | None = None) -> None:
         self.errors = errors
         self.stage = stage

@@ -69,7 +69,7 @@ def _load(source: str | Path | dict[str, Any] | bytes, max_bytes: int
     return parse.read_document(file_bytes, max_bytes), digest, len(file_bytes), path
 
 
-def validate(source: str | Path | dict[str, Any] | bytes, *, tier: str | None = None,
+def check_submission(source: str | Path | dict[str, Any] | bytes, *, tier: str | None = None,
              root: Path | None = None, max_bytes: int = parse.DEFAULT_MAX_BYTES,
              max_errors: int = DEFAULT_MAX_ERRORS, frozen_only: bool = False,
              descriptor: Any = None, key: bytes | None = None) -> Validated:
@@ -190,7 +190,7 @@ def score(source: str | Path | dict[str, Any] | bytes, *, tier: str | None = Non
     (the report records the value; the leaderboard always grades at the default).
     """
     start = time.perf_counter()
-    v = validate(source, tier=tier, root=root, max_bytes=max_bytes, max_errors=max_errors)
+    v = check_submission(source, tier=tier, root=root, max_bytes=max_bytes, max_errors=max_errors)
     return grade(v, structure_k, start, responsive_threshold)
 
 
