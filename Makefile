@@ -15,7 +15,7 @@ PYTEST_ARGS ?= -n auto --dist loadfile
 COMPILE := $(BIN)/python -m compileall -q src
 PYTEST := PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest
 
-.PHONY: demo test test-slow test-mutation full-tier lint docs schemas system-deps install install-dev lock bench clean
+.PHONY: demo test test-slow test-mutation full-tier lint docs contract schemas system-deps install install-dev lock bench clean
 
 demo: $(STAMP)-run
 	@$(COMPILE)
@@ -50,8 +50,11 @@ test-mutation: $(STAMP)-mutation system-deps
 lint: $(STAMP)-dev
 	$(BIN)/ruff check src tests benchmarks
 
-schemas: $(STAMP)-dev
+contract: $(STAMP)-dev system-deps
 	$(BIN)/python -m icgbench.contract.build
+	cd r && sh ./configure
+
+schemas: contract
 
 docs: $(STAMP)-dev full-tier
 	$(BIN)/python -m icgbench.reference

@@ -26,15 +26,6 @@ browser = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[1]
 ICGBENCH = Path(sys.executable).parent / "icgbench"
-#: (published schema, its compiled validator as shipped, the global name it defines).
-COMPILED_VALIDATORS = [
-    ("submission.schema.json", "src/icgbench/leaderboard/templates/submission_schema.js",
-     "icgValidateSubmission"),
-    ("score-report.schema.json", "schemas/checker/score_report_schema.js",
-     "icgValidateScoreReport"),
-    ("leaderboard-entry.schema.json", "schemas/checker/leaderboard_entry_schema.js",
-     "icgValidateLeaderboardEntry"),
-]
 
 
 @pytest.fixture(scope="module")
@@ -130,29 +121,13 @@ def test_the_index_links_the_check_page_and_the_page_is_self_contained(site):
     assert "new Function" not in html and "eval(" not in html  # runs under script-src hashes
 
 
-@pytest.mark.parametrize(("schema", "shipped", "name"), COMPILED_VALIDATORS)
-def test_the_compiled_schema_validator_is_built_from_the_published_schema(tmp_path, schema,
-                                                                          shipped, name):
-    """Each compiled validator (the page's and R's submission checker, R's score-report and
-    leaderboard-entry checks) is what tools/ajv/build-checker.js makes of its schema today."""
-    node = require_tool("node", "install nodejs (make test does)")
-    if not (ROOT / "tools/ajv/node_modules/ajv/package.json").is_file():
-        pytest.fail("run `npm ci` in tools/ajv (make test does)")
-    out = tmp_path / "out.js"
-    subprocess.run([node, "build-checker.js", str(ROOT / "schemas" / schema), str(out), name],
-                   cwd=ROOT / "tools/ajv", check=True, timeout=120)
-    assert out.read_bytes() == (ROOT / shipped).read_bytes(), (
-        f"rebuild it: cd tools/ajv && node build-checker.js ../../schemas/{schema} "
-        f"../../{shipped} {name}")
-
-
 def test_the_published_checker_facts_are_current():
-    """schemas/checker/facts.json (what R's checker reads; `make schemas` writes it) is what
+    """schemas/checker/facts.json (what R's checker reads; `make contract` writes it) is what
     the scorer's templates and limits say today."""
     from icgbench.leaderboard.checker import FACTS_FILE, facts_json, static_facts
 
     assert ROOT.joinpath(*FACTS_FILE).read_text() == facts_json(static_facts()) + "\n", (
-        "schemas/checker/facts.json is stale: run `make schemas`")
+        "schemas/checker/facts.json is stale: run `make contract`")
 
 
 @browser

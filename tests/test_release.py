@@ -36,7 +36,7 @@ def mini(tmp_path):
 def test_table_schema_files_are_generated_from_the_vocabulary():
     for name, doc in schema_documents().items():
         path = ROOT / "schemas" / "tables" / f"{name}.json"
-        assert json.loads(path.read_text()) == doc, f"{path} is stale: run `make schemas`"
+        assert json.loads(path.read_text()) == doc, f"{path} is stale: run `make contract`"
     assert contract.table_names() == tuple(schema_documents())
 
 

@@ -27,7 +27,7 @@ def test_schema_is_draft7_with_a_versioned_id(name):
 @pytest.mark.parametrize("name", NAMES)
 def test_committed_schema_is_generated(name):
     path = ROOT / "schemas" / f"{name}.schema.json"
-    assert json.loads(path.read_text()) == schema_documents()[name], "run `make schemas`"
+    assert json.loads(path.read_text()) == schema_documents()[name], "run `make contract`"
     assert contract.json_schema(name) == schema_documents()[name]
 
 

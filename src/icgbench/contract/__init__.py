@@ -4,7 +4,7 @@ The schemas live once, in the repository's top-level ``schemas/`` folder (what n
 users read). A wheel carries them as ``icgbench/schemas/`` (``[tool.hatch.build]``'s
 ``force-include`` copies the folder at build time; a test builds one and compares every
 file); a source checkout (an editable install) reads the top-level folder itself.
-``make schemas`` regenerates the generated ones.
+``make contract`` regenerates the generated ones.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Draft-07, so R's jsonvalidate, ajv, fastjsonschema and Python's jsonschema agree; each has a
 versioned ``$id``. The files under ``schemas/`` are the contract; this module generates them
-from the vocabulary (``make schemas``) and a test fails when they drift apart.
+from the vocabulary (``make contract``) and a test fails when they drift apart.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ bidirectional controls, soft hyphens and tag characters are all among them: each
 or reorder what a reader sees.
 
 The ranges are data (:data:`RANGES`, Unicode 14.0 as Python 3.11 has it), so Python, the
-leaderboard page and the R package escape the same characters: ``make schemas`` publishes
+leaderboard page and the R package escape the same characters: ``make contract`` publishes
 them in ``schemas/checker/facts.json``; ``python -m icgbench.io.unprintable`` prints them
 computed afresh from :mod:`unicodedata` (a test holds the two equal).
 """

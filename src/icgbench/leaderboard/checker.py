@@ -3,9 +3,9 @@
 The checker (``templates/checker_core.js``) runs ``icgbench validate``'s checks with its
 messages: on the leaderboard page's "check a submission" (in the browser: nothing is
 uploaded) and in the R package (in V8). It reads ajv's validator compiled ahead of time
-(``templates/submission_schema.js``, built from the published schema by
-``tools/ajv/build-checker.js``) and these facts: the message templates and limits of
-:mod:`icgbench.scorer.messages`, the schema, the blocks each task reads, the variants'
+(``schemas/checker/submission_schema.js``, built from the published schema by
+``tools/ajv/build-checker.js`` in ``make contract``) and these facts: the message templates
+and limits of :mod:`icgbench.scorer.messages`, the schema, the blocks each task reads, the variants'
 hashes, each tier's seeds and, for the page, each release tier's version and each cohort's
 held-out subject ids (from its public ``subjects`` table, as runs of consecutive ids). The R
 package ships the release-independent part (:func:`static_facts`) and reads the rest from
@@ -108,7 +108,7 @@ def static_facts() -> dict[str, Any]:
     }
 
 
-#: The checker's static facts, published with the schemas (``make schemas`` writes them;
+#: The checker's static facts, published with the schemas (``make contract`` writes them;
 #: the R package's ``configure`` copies them with the schemas and the checker's code).
 FACTS_FILE = ("schemas", "checker", "facts.json")
 

@@ -443,10 +443,11 @@ def check_page(templates: jinja2.Environment, css: str, data_versions: list[str]
     """The "check a submission" page: the schema's compiled validator, the checker and the
     public facts it reads (leaderboard.checker), all inline, under the same CSP; a valid
     file of another tier than the board's is said to be one the board refuses."""
+    from icgbench.contract import package_schema_dir
     from icgbench.leaderboard.checker import checker_facts, facts_json
 
-    schema_js, core_js, check_js = (_asset(name) for name in (
-        "submission_schema.js", "checker_core.js", "check.js"))
+    schema_js = (package_schema_dir() / "checker" / "submission_schema.js").read_text()
+    core_js, check_js = (_asset(name) for name in ("checker_core.js", "check.js"))
     return templates.get_template("check.html.j2").render(
         css=Markup(css), schema_js=Markup(schema_js), core_js=Markup(core_js),
         check_js=Markup(check_js), csp=Markup(content_security_policy(

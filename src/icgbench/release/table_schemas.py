@@ -1,7 +1,7 @@
 """The Frictionless Table Schemas of every release table, written to ``schemas/tables/``.
 
 The JSON files are the published contract: the release writer, the verifier and the data
-dictionary read them. They are generated from the benchmark vocabulary by ``make schemas``
+dictionary read them. They are generated from the benchmark vocabulary by ``make contract``
 (``python -m icgbench.release.table_schemas``), and a test fails when the committed files
 and this module disagree, so a vocabulary change cannot silently drift from the contract.
 
