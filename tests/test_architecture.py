@@ -126,3 +126,39 @@ def test_the_import_scan_would_see_a_graded_generator(tmp_path):
     path.write_text("def f():\n    from icgbench.tasks import TASKS\n")
     assert "icgbench.tasks" in _imports("icgbench.generator.mod", path,
                                         {"icgbench.tasks", "icgbench.generator.mod"})
+
+
+def _package_imports() -> set[tuple[str, str]]:
+    """Every (importer, imported) pair of modules in different packages."""
+    from icgbench.reference.layers import package_of
+
+    modules = _modules()
+    known = set(modules)
+    return {(name, m) for name, path in modules.items() for m in _imports(name, path, known)
+            if package_of(name) and package_of(m) and package_of(name) != package_of(m)}
+
+
+def test_every_package_imports_only_the_layers_below_it_but_the_declared_few():
+    """The layers of docs/architecture.md, as src/icgbench/reference/layers.py declares
+    them: an import up a layer fails unless it is named there, and a named one that no
+    longer occurs must go (so the diagram's list is exactly the code's)."""
+    from icgbench.reference.layers import UPWARD, package_of, rank
+
+    layer = rank()
+    pairs = _package_imports()
+    assert len(pairs) > 150  # the graph was read
+    packages = {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").is_file()}
+    assert packages | {p.stem for p in PACKAGE.glob("*.py")} - {"__init__", "__main__"} == set(
+        layer), "every package and root module has a layer"
+    upward = {(a, b) for a, b in pairs if layer[package_of(b)] > layer[package_of(a)]}
+    assert upward - set(UPWARD) == set(), "an import up a layer: declare it in layers.UPWARD"
+    assert set(UPWARD) - upward == set(), "a declared upward import no longer occurs"
+
+
+def test_the_layer_check_catches_an_import_up_a_layer():
+    from icgbench.reference.layers import package_of, rank
+
+    layer = rank()
+    assert layer[package_of("icgbench.scorer.pipeline")] < layer[package_of(
+        "icgbench.bench.sweep")]
+    assert layer[package_of("icgbench.io.atomic")] == layer[package_of("icgbench.errors")]

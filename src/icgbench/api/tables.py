@@ -19,19 +19,12 @@ import pyarrow as pa
 from icgbench import contract
 from icgbench.errors import UsageError
 from icgbench.release import encode
-from icgbench.release.descriptor import Descriptor, load_descriptor
+from icgbench.release.descriptor import Descriptor
 from icgbench.release.files import checked_bytes
-from icgbench.release.locate import release_root
-from icgbench.release.tiers import get_tier
+from icgbench.release.locate import tier_descriptor
 
 if TYPE_CHECKING:
     import pandas as pd
-
-
-def tier_descriptor(tier: str = "small", root: Path | None = None) -> Descriptor:
-    """The loaded descriptor of ``tier`` in the release at ``root`` (default: located)."""
-    root = release_root() if root is None else Path(root)
-    return load_descriptor(root / get_tier(tier).descriptor_path)
 
 
 def list_tables(tier: str = "small", root: Path | None = None) -> list[dict[str, object]]:

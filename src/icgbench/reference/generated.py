@@ -14,6 +14,7 @@ from pathlib import Path
 from icgbench.contract.vocabulary import CATEGORIES
 from icgbench.generator import all_variants
 from icgbench.generator import family as fam
+from icgbench.reference import layers
 from icgbench.tasks import TASKS
 
 
@@ -226,6 +227,7 @@ SECTIONS: dict[str, list[tuple[str, Callable[[], str]]]] = {
     "docs/scoring.md": [("categories", categories_markdown), ("panel", panel_markdown)],
     "docs/models.md": [("reference_panel", reference_panel_markdown)],
     "docs/data.md": [("tiers", tiers_markdown)],
+    "docs/architecture.md": [("layers", layers.diagram_markdown)],
 }
 
 

@@ -27,8 +27,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from icgbench.errors import InvalidInputError, UsageError
+
+if TYPE_CHECKING:
+    from icgbench.release.descriptor import Descriptor
 
 PACKAGE_NAME_PREFIX = "icg-bench"
 #: The per-user data home (the download cache is ``$ICGBENCH_HOME/cache``).
@@ -125,3 +129,12 @@ def source_root() -> Path:
     if (checkout / "pyproject.toml").is_file() and (checkout / "schemas").is_dir():
         return checkout
     raise UsageError("not running from a source checkout: pass --root DIR")
+
+
+def tier_descriptor(tier: str = "small", root: Path | None = None) -> Descriptor:
+    """The loaded descriptor of ``tier`` in the release at ``root`` (default: located)."""
+    from icgbench.release.descriptor import load_descriptor
+    from icgbench.release.tiers import get_tier
+
+    root = release_root() if root is None else Path(root)
+    return load_descriptor(root / get_tier(tier).descriptor_path)

@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from icgbench import contract
-from icgbench.api.tables import tier_descriptor
 from icgbench.contract.vocabulary import CATEGORIES
 from icgbench.errors import UsageError
+from icgbench.release.locate import tier_descriptor
 from icgbench.release.tiers import TIERS, UNFROZEN_NAME, UNFROZEN_NOTICE
 from icgbench.scorer import parse, semantic
 from icgbench.scorer.columns import Columns
