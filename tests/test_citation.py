@@ -132,7 +132,7 @@ def test_data_cite_without_a_release_cites_the_packaged_fields(capsys, monkeypat
     def nowhere(*_args, **_kwargs):
         raise UsageError("no release here")
 
-    monkeypatch.setattr("icgbench.api.tables.release_root", nowhere)
+    monkeypatch.setattr("icgbench.release.locate.release_root", nowhere)
     out, err = _cite(capsys, "--tier", "full")
     assert out == with_release
     assert "no release located" in err and "nothing was written" in err

@@ -173,7 +173,8 @@ score_cross_host <- function(blocks, truth) {
 }
 
 task_blocks <- function(task) {
-  if (task == "cross_host_generalization") c("risk_prediction", task) else task
+  for (t in static_facts()$tasks) if (identical(t[[1]], task)) return(unlist(t[[2]]))
+  stop("unknown task ", task)
 }
 
 #' Random baselines of every metric, for one truth

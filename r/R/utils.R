@@ -44,19 +44,29 @@ icg_states <- function() {
 #' icg_interventions()
 #' @export
 icg_interventions <- function() {
-  c("do_DNA_repair_rescue", "do_ROS_inflammation_blockade", "do_epigenetic_memory_reset",
-    "do_proliferation_suppression", "do_immune_surveillance_restore",
-    "do_repair_inhibition", "do_artificial_proliferation")
+  unlist(static_facts()$interventions)
 }
 
+# The task registry as Python publishes it (schemas/checker/facts.json, which `make contract`
+# writes and configure copies into inst/checker): the tasks in order, each one's blocks and
+# the split each block covers. Nothing here lists them again.
+static_facts <- local({
+  facts <- NULL
+  function() {
+    if (is.null(facts)) {
+      facts <<- jsonlite::fromJSON(system.file("checker", "facts.json", package = "icgbench"),
+                                   simplifyVector = FALSE)
+    }
+    facts
+  }
+})
+
 task_names <- function() {
-  c("risk_prediction", "latent_recovery", "intervention_conformity",
-    "cross_host_generalization", "structure_recovery")
+  vapply(static_facts()$tasks, function(t) t[[1]], "")
 }
 
 block_split <- function(block) {
-  switch(block, risk_prediction = , latent_recovery = , intervention_conformity = "test",
-         cross_host_generalization = "target_test", NULL)
+  static_facts()$block_splits[[block]]
 }
 
 # Left-to-right sum in doubles: base R's sum() and cumsum() accumulate in long double,

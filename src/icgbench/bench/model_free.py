@@ -21,6 +21,7 @@ from icgbench.generator import get_variant
 from icgbench.model_free.answers import blocks, describe, made
 from icgbench.model_free.inputs import PanelInputs
 from icgbench.models.base import CohortData, ReferenceModel
+from icgbench.tasks import BLOCKS
 
 PUBLIC = ("subjects", "observations", "train_outcomes", "train_states", "interventions",
           "structural_prior", "prior_graph", "nodes")
@@ -47,8 +48,7 @@ class ModelFree(ReferenceModel):
     """One answer of the panel wrapped as a model (a guess: its ``guess``-th submission;
     ``k``: the structure block's K, the answer's K* on the calibration cohort)."""
 
-    blocks = ("risk_prediction", "latent_recovery", "intervention_conformity",
-              "cross_host_generalization", "structure_recovery")
+    blocks = BLOCKS  # every task's block (the task registry's)
 
     def __init__(self, answer: str, guess: int = 0, k: int | None = None) -> None:
         self.name = model_name(answer)

@@ -54,7 +54,7 @@ def resample(truth: Any, blocks: Mapping[str, Any], index: Mapping[str, np.ndarr
 
     import pyarrow as pa
 
-    from icgbench.tasks.blocks import BLOCK_SPLITS
+    from icgbench.tasks import BLOCK_SPLITS
 
     def per_split(field: Mapping[str, Any]) -> dict[str, Any]:
         return {s: v[index[s]] if s in index else v for s, v in field.items()}

@@ -11,13 +11,14 @@ from pathlib import Path
 from typing import Any
 
 from icgbench.contract import dumps
-from icgbench.contract.vocabulary import CATEGORIES, STATES
-from icgbench.generator.interventions import intervention_names
+from icgbench.contract.vocabulary import CATEGORIES
 from icgbench.generator.mechanism import graph_nodes
 from icgbench.generator.variants import variant_names
 from icgbench.io.atomic import write_text
 from icgbench.release.tiers import SEALED_NAME, UNFROZEN_NAME
 from icgbench.release.tiers import TIERS as FROZEN_TIERS
+from icgbench.tasks import BLOCKS as TASK_BLOCKS
+from icgbench.tasks import TASKS
 
 DRAFT7 = "http://json-schema.org/draft-07/schema#"
 SUBMISSION_VERSION = "1.0"
@@ -52,9 +53,8 @@ TIMESTAMP = (r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}"
 TIERS = [*FROZEN_TIERS, SEALED_NAME]
 #: What a submission or report may name: a frozen tier, or a cohort simulated on the fly.
 GRADED_TIERS = [*TIERS, UNFROZEN_NAME]
-#: Submission blocks, in the order tasks consume them.
-BLOCKS = ["risk_prediction", "latent_recovery", "intervention_conformity",
-          "cross_host_generalization", "structure_recovery"]
+#: Submission blocks, in the order tasks consume them (the task registry's).
+BLOCKS = list(TASK_BLOCKS)
 
 
 def _array(items: dict[str, Any], description: str) -> dict[str, Any]:
@@ -94,8 +94,6 @@ def model_schema() -> dict[str, Any]:
 
 def submission_schema() -> dict[str, Any]:
     """The schema every submission file must satisfy."""
-    ids = {"$ref": "#/definitions/subject_ids"}
-    probabilities = {"$ref": "#/definitions/probabilities"}
     return {
         "$schema": DRAFT7,
         "$id": f"urn:icg-bench:schema:submission:{SUBMISSION_VERSION}",
@@ -124,60 +122,7 @@ def submission_schema() -> dict[str, Any]:
                              "description": "The variant's 12-hex-digit hash."},
             "seed": {"type": "integer", "minimum": 0, "description": "Cohort seed."},
             "model": {"$ref": "#/definitions/model"},
-            "risk_prediction": {
-                "type": "object", "additionalProperties": False,
-                "required": ["subject_id", "proba"],
-                "description": "Predicted event probability of every test subject.",
-                "properties": {"subject_id": ids, "proba": probabilities},
-            },
-            "latent_recovery": {
-                "type": "object", "additionalProperties": False,
-                "required": ["subject_id", "states"],
-                "description": "Predicted end-of-follow-up value of bottleneck states for every "
-                "test subject; a state left out scores R^2 = 0.",
-                "properties": {
-                    "subject_id": ids,
-                    "states": {
-                        "type": "object", "minProperties": 1, "additionalProperties": False,
-                        "properties": {s: {"$ref": "#/definitions/numbers"} for s in STATES},
-                    },
-                },
-            },
-            "intervention_conformity": {
-                "type": "object", "additionalProperties": False,
-                "required": ["subject_id", "proba", "interventions"],
-                "description": "Predicted risk of every test subject without (proba) and under "
-                "each intervention; a missing intervention counts as non-conforming.",
-                "properties": {
-                    "subject_id": ids,
-                    "proba": probabilities,
-                    "interventions": {
-                        "type": "object", "minProperties": 1, "additionalProperties": False,
-                        "properties": {n: probabilities for n in intervention_names()},
-                    },
-                },
-            },
-            "cross_host_generalization": {
-                "type": "object", "additionalProperties": False,
-                "required": ["subject_id", "proba"],
-                "description": "Predicted event probability of every target-test subject, from "
-                "the same fitted model as risk_prediction (no refitting).",
-                "properties": {"subject_id": ids, "proba": probabilities},
-            },
-            "structure_recovery": {
-                "type": "object", "additionalProperties": False,
-                "required": ["source", "target", "score"],
-                "description": "Scored directed edges over the public nodes (higher = more "
-                "confident); pairs left out are not predicted; no self-loops, each ordered pair "
-                "at most once. Optional k: the sparsity the model commits to (its K* from its "
-                "calibration-cohort submission).",
-                "properties": {
-                    "source": {"type": "array", "items": {"$ref": "#/definitions/node"}},
-                    "target": {"type": "array", "items": {"$ref": "#/definitions/node"}},
-                    "score": {"type": "array", "items": {"type": "number"}},
-                    "k": {"type": "integer", "minimum": 1},
-                },
-            },
+            **{name: dict(task.block_schema) for name, task in TASKS.items()},
         },
         "definitions": {
             "subject_ids": _array({"type": "string", "pattern": ID_PATTERN},

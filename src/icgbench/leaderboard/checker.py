@@ -23,6 +23,7 @@ from typing import Any
 from icgbench import contract
 from icgbench.contract.json_schemas import pattern_words
 from icgbench.errors import InvalidInputError, UsageError
+from icgbench.generator.interventions import intervention_names
 from icgbench.generator.variants import get_variant, variant_names
 from icgbench.io.unprintable import RANGES as UNPRINTABLE
 from icgbench.release.tiers import SEALED, TIERS, UNFROZEN_NAME, get_tier
@@ -30,8 +31,7 @@ from icgbench.scorer.messages import DEFAULT_MAX_ERRORS, KEYWORD_ORDER, MESSAGES
 from icgbench.scorer.parse import DEFAULT_MAX_BYTES, MAX_STRING_CHARS
 from icgbench.scorer.pipeline import task_blocks
 from icgbench.scorer.semantic import SHOW
-from icgbench.tasks import TASKS
-from icgbench.tasks.blocks import BLOCK_SPLITS
+from icgbench.tasks import BLOCK_SPLITS, TASKS
 
 log = logging.getLogger(__name__)
 _NUMBERED = re.compile(r"(.*?)([0-9]+)")
@@ -97,6 +97,7 @@ def static_facts() -> dict[str, Any]:
         "task_blocks": task_blocks(),
         "tasks": [[name, list(task.blocks)] for name, task in TASKS.items()],
         "block_splits": BLOCK_SPLITS,
+        "interventions": intervention_names(),
         # what no message shows as it is (icgbench.io.unprintable), for R's printing
         "unprintable": [list(r) for r in UNPRINTABLE],
         "variant_hashes": {v: get_variant(v).variant_hash for v in variant_names()},

@@ -13,13 +13,13 @@ from typing import Any
 from icgbench.api.tables import load_table
 from icgbench.contract.vocabulary import STATES
 from icgbench.models.base import CohortData, ReferenceModel, rounded
+from icgbench.tasks import BLOCKS
 
 
 class Oracle(ReferenceModel):
     name = "oracle"
     description = "Reads the truth: true risks, true states, true counterfactual risks."
-    blocks = ("risk_prediction", "latent_recovery", "intervention_conformity",
-              "cross_host_generalization", "structure_recovery")
+    blocks = BLOCKS  # every task's block (the task registry's)
     oracle = True
 
     def fit(self, data: CohortData) -> None:

@@ -9,14 +9,14 @@ from icgbench.generator import intervention_names
 from icgbench.models.base import CohortData, ReferenceModel, rounded
 from icgbench.models.node_values import node_names
 from icgbench.models.seeding import model_rng
+from icgbench.tasks import BLOCKS
 
 
 class RandomModel(ReferenceModel):
     name = "random"
     description = ("Uniform random probabilities for every block; each state drawn at random "
                    "from the train split's values. The floor every model is measured against.")
-    blocks = ("risk_prediction", "latent_recovery", "intervention_conformity",
-              "cross_host_generalization", "structure_recovery")
+    blocks = BLOCKS  # every task's block (the task registry's)
 
     def fit(self, data: CohortData) -> None:
         end = data.end_states()

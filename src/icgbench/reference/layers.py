@@ -40,12 +40,12 @@ UPWARD: dict[tuple[str, str], str] = {
         "make contract writes the checker's facts",
     ("icgbench.contract.build", "icgbench.release.table_schemas"):
         "make contract writes the Table Schemas (release.table_schemas)",
-    ("icgbench.contract.json_schemas", "icgbench.generator.interventions"):
-        "the schemas enumerate the interventions",
     ("icgbench.contract.json_schemas", "icgbench.generator.mechanism"):
         "the schemas enumerate the graph's nodes",
     ("icgbench.contract.json_schemas", "icgbench.generator.variants"):
         "the schemas enumerate the variants and their hashes",
+    ("icgbench.contract.json_schemas", "icgbench.tasks"):
+        "the submission schema is made of the task registry's block schemas",
     ("icgbench.contract.json_schemas", "icgbench.release.tiers"):
         "the schemas enumerate the tiers and the data version",
     ("icgbench.generator.reference", "icgbench.release.tiers"):

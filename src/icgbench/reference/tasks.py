@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import inspect
 
-from icgbench.tasks import TASKS, graph_metrics
+from icgbench.tasks import BLOCK_SPLITS, TASKS, graph_metrics
 from icgbench.tasks.base import Metric
-from icgbench.tasks.blocks import BLOCK_SPLITS
 
 HEADER = """# Tasks and metrics
 

@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from icgbench.tasks import BLOCK_SPLITS
 from icgbench.tasks.base import Blocks, Truth
-from icgbench.tasks.blocks import BLOCK_SPLITS
 
 #: Splits whose subjects the test-split-only truth fields follow.
 TEST = "test"

@@ -27,8 +27,8 @@ from icgbench.scorer.messages import (
     message,
     pointer,
 )
+from icgbench.tasks import BLOCK_SPLITS
 from icgbench.tasks.base import Truth
-from icgbench.tasks.blocks import BLOCK_SPLITS
 
 SHOW = 5  # ids named per problem
 

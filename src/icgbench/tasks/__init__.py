@@ -1,6 +1,7 @@
 """The task registry: every module of this package that defines ``TASK`` is a scored task.
 
-Adding a task means adding one module (and its test); nothing else lists tasks.
+Adding a task means adding one module (and its test); the lists of blocks and their splits
+are derived here, and nothing else lists tasks.
 """
 
 from __future__ import annotations
@@ -23,4 +24,14 @@ def _discover() -> dict[str, Task]:
 
 TASKS: dict[str, Task] = _discover()
 
-__all__ = ["TASKS", "Metric", "Task", "TaskResult", "Truth"]
+#: Every submission block, in task order: what a full submission holds. A task's own block
+#: bears its name; it may read another task's too (transfer reads risk_prediction's).
+BLOCKS: tuple[str, ...] = tuple(TASKS)
+
+#: Block name -> the split whose subjects it must cover exactly (None: not per subject).
+BLOCK_SPLITS: dict[str, str | None] = {name: t.split for name, t in TASKS.items()}
+
+if not all(name in t.blocks and set(t.blocks) <= set(TASKS) for name, t in TASKS.items()):
+    raise RuntimeError("every task reads its own block (its name) and blocks of tasks only")
+
+__all__ = ["BLOCKS", "BLOCK_SPLITS", "TASKS", "Metric", "Task", "TaskResult", "Truth"]

@@ -18,6 +18,10 @@ import numpy as np
 
 Baseline = float | Callable[["Truth"], float | None] | None
 
+#: The submission schema's shared definitions a block schema refers to.
+IDS = {"$ref": "#/definitions/subject_ids"}
+PROBABILITIES = {"$ref": "#/definitions/probabilities"}
+
 
 @dataclass(frozen=True)
 class Metric:
@@ -122,6 +126,12 @@ class Task:
     #: Keys of ``details`` (at any depth) that hold a truth the whole cohort shares: the
     #: sealed track's public half withholds them with the cohort-level metrics.
     cohort_level_details: tuple[str, ...] = ()
+    #: The split whose subjects the task's own block (named as the task) covers exactly
+    #: (None: a block that is not per subject, such as a graph).
+    split: str | None = "test"
+    #: The JSON Schema of the task's own block in a submission (its ``$ref``s name the
+    #: submission schema's shared definitions: subject_ids, probabilities, numbers, node).
+    block_schema: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def ranking_metric(self) -> Metric:

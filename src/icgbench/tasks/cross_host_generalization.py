@@ -19,7 +19,16 @@ the AUROC against one draw of the events is too coarse for the span it must meas
 from __future__ import annotations
 
 from icgbench.tasks import metrics as m
-from icgbench.tasks.base import Blocks, Metric, Normalized, Task, TaskResult, Truth
+from icgbench.tasks.base import (
+    IDS,
+    PROBABILITIES,
+    Blocks,
+    Metric,
+    Normalized,
+    Task,
+    TaskResult,
+    Truth,
+)
 from icgbench.tasks.risk_prediction import reachable_correlation
 
 METRICS = (
@@ -77,6 +86,14 @@ TASK = Task(
     "the source domain, from the same fitted model.",
     blocks=("risk_prediction", "cross_host_generalization"),
     truth_tables=("test_outcomes", "reachable_risks", "model_free_scores"),
+    block_schema={
+        "type": "object", "additionalProperties": False,
+        "required": ["subject_id", "proba"],
+        "description": "Predicted event probability of every target-test subject, from "
+        "the same fitted model as risk_prediction (no refitting).",
+        "properties": {"subject_id": IDS, "proba": PROBABILITIES},
+    },
+    split="target_test",
     metrics=METRICS,
     headline=("spearman_reachable_target", "auroc_source", "auroc_target", "transfer_gap",
               "excess_transfer_gap"),

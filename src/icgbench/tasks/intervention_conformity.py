@@ -25,6 +25,8 @@ import numpy as np
 
 from icgbench.generator.interventions import intervention_names
 from icgbench.tasks.base import (
+    IDS,
+    PROBABILITIES,
     Blocks,
     Metric,
     Normalized,
@@ -185,6 +187,20 @@ TASK = Task(
     blocks=("intervention_conformity",),
     truth_tables=("test_outcomes", "counterfactual_risks", "intervention_effects",
                   "reachable_risks", "model_free_scores"),
+    block_schema={
+        "type": "object", "additionalProperties": False,
+        "required": ["subject_id", "proba", "interventions"],
+        "description": "Predicted risk of every test subject without (proba) and under "
+        "each intervention; a missing intervention counts as non-conforming.",
+        "properties": {
+            "subject_id": IDS,
+            "proba": PROBABILITIES,
+            "interventions": {
+                "type": "object", "minProperties": 1, "additionalProperties": False,
+                "properties": {n: PROBABILITIES for n in intervention_names()},
+            },
+        },
+    },
     metrics=METRICS,
     headline=("prior_conformity", "prior_conformity_tolerant", "dgp_conformity",
               "responsive_dgp_conformity", "pehe", "ate_mae"),

@@ -14,7 +14,15 @@ from __future__ import annotations
 
 from icgbench.contract.vocabulary import STATES
 from icgbench.tasks import metrics as m
-from icgbench.tasks.base import Blocks, Metric, Normalized, Task, TaskResult, Truth
+from icgbench.tasks.base import (
+    IDS,
+    Blocks,
+    Metric,
+    Normalized,
+    Task,
+    TaskResult,
+    Truth,
+)
 
 METRICS = (
     *(Metric(f"r2__{s}", True, f"R^2 of the predicted end-of-follow-up {s}; only for "
@@ -43,6 +51,19 @@ TASK = Task(
     "source-domain test subjects.",
     blocks=("latent_recovery",),
     truth_tables=("test_outcomes", "test_states", "model_free_scores"),
+    block_schema={
+        "type": "object", "additionalProperties": False,
+        "required": ["subject_id", "states"],
+        "description": "Predicted end-of-follow-up value of bottleneck states for every "
+        "test subject; a state left out scores R^2 = 0.",
+        "properties": {
+            "subject_id": IDS,
+            "states": {
+                "type": "object", "minProperties": 1, "additionalProperties": False,
+                "properties": {s: {"$ref": "#/definitions/numbers"} for s in STATES},
+            },
+        },
+    },
     metrics=METRICS,
     headline=("r2_mean",),
     score=score,

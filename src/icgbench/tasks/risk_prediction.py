@@ -16,7 +16,16 @@ from __future__ import annotations
 import numpy as np
 
 from icgbench.tasks import metrics as m
-from icgbench.tasks.base import Blocks, Metric, Normalized, Task, TaskResult, Truth
+from icgbench.tasks.base import (
+    IDS,
+    PROBABILITIES,
+    Blocks,
+    Metric,
+    Normalized,
+    Task,
+    TaskResult,
+    Truth,
+)
 
 
 def _prevalence(truth: Truth) -> float:
@@ -74,6 +83,12 @@ TASK = Task(
     "source-domain test subjects.",
     blocks=("risk_prediction",),
     truth_tables=("test_outcomes", "reachable_risks", "model_free_scores"),
+    block_schema={
+        "type": "object", "additionalProperties": False,
+        "required": ["subject_id", "proba"],
+        "description": "Predicted event probability of every test subject.",
+        "properties": {"subject_id": IDS, "proba": PROBABILITIES},
+    },
     metrics=METRICS,
     headline=("spearman_reachable", "auroc", "auprc", "brier", "ece"),
     score=score,

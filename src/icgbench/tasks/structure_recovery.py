@@ -116,6 +116,21 @@ TASK = Task(
     description="The causal graph over the public nodes: top-K directed F1 and SHD at the "
     "calibrated K, sensitivity curves, edge AUROC/AUPRC and orientation.",
     blocks=("structure_recovery",),
+    split=None,
+    block_schema={
+        "type": "object", "additionalProperties": False,
+        "required": ["source", "target", "score"],
+        "description": "Scored directed edges over the public nodes (higher = more "
+        "confident); pairs left out are not predicted; no self-loops, each ordered pair "
+        "at most once. Optional k: the sparsity the model commits to (its K* from its "
+        "calibration-cohort submission).",
+        "properties": {
+            "source": {"type": "array", "items": {"$ref": "#/definitions/node"}},
+            "target": {"type": "array", "items": {"$ref": "#/definitions/node"}},
+            "score": {"type": "array", "items": {"type": "number"}},
+            "k": {"type": "integer", "minimum": 1},
+        },
+    },
     truth_tables=("test_outcomes", "graph", "nodes", "model_free_scores"),
     metrics=METRICS,
     headline=("directed_f1", "k", "shd", "shd_reversal_2", "skeleton_f1", "edge_auprc",
