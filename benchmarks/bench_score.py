@@ -11,13 +11,19 @@ full risk_prediction submission, and times in the same run:
 
 Targets: the whole score within 3x of the floor and at least 15x faster than jsonschema.
 
+Then the schema layer alone on a wide document (every per-subject block of
+``--schema-subjects`` subjects, about 23 values each): the scorer's vectorised fast path
+(``scorer.schema_check``) against jsonschema-rs (Rust, ``iter_errors``), on the valid
+document and on one with an error in every seventh probability, with whether the two find
+the same problems at the same paths.
+
 Then memory: ``icgbench validate`` and ``icgbench score`` run as commands on submissions of
 each size in ``--memory-sizes`` (default 1,000,000 and 10,000,000 subjects), with their
 wall time and peak RSS (sampled with psutil), and each one's growth relative to the
 smallest size (1.00 = linear). Target: under 1.5 GB at 1,000,000 subjects, and time and
 memory growing no worse than linearly.
 
-    python benchmarks/bench_score.py [--n 1000000] [--repeats 3]
+    python benchmarks/bench_score.py [--n 1000000] [--repeats 3] [--schema-subjects 35000]
                                      [--memory-sizes 1000000 10000000]
 """
 
@@ -114,6 +120,45 @@ def write_submission(root: Path, ids: list[str], n: int) -> Path:
     return sub
 
 
+def schema_layer(n: int, repeats: int) -> None:
+    """The fast path against jsonschema-rs on the same wide document, valid and not."""
+    import jsonschema_rs
+
+    from icgbench.contract.vocabulary import STATES
+    from icgbench.generator.interventions import intervention_names
+    from icgbench.scorer.schema_check import schema_errors
+
+    rng = np.random.default_rng(4)
+    ids = [f"TE{i:06d}" for i in range(1, n + 1)]
+
+    def column() -> list[float]:
+        return rng.random(n).round(6).tolist()
+
+    doc = {"schema_version": "1.0", "data_version": DATA_VERSION, "tier": "small",
+           "variant": VARIANT, "variant_hash": get_variant(VARIANT).variant_hash, "seed": SEED,
+           "model": {"name": "bench", "version": "1", "language": "Python"},
+           "risk_prediction": {"subject_id": ids, "proba": column()},
+           "latent_recovery": {"subject_id": ids, "states": {s: column() for s in STATES}},
+           "intervention_conformity": {"subject_id": ids, "proba": column(), "interventions": {
+               name: column() for name in intervention_names()}}}
+    values = n * (4 + len(STATES) + 2 + len(intervention_names()))
+    bad = json.loads(json.dumps(doc))
+    bad["risk_prediction"]["proba"][::7] = [1.5] * len(bad["risk_prediction"]["proba"][::7])
+    schema = contract.json_schema("submission")
+    rust = jsonschema_rs.Draft7Validator(schema)
+    print(f"\nschema layer alone: {n:,} subjects, {values:,} values; best of {repeats}")
+    for label, d in (("valid", doc), ("1 in 7 probabilities > 1", bad)):
+        ours = best_of(repeats, lambda d=d: schema_errors(d, schema, 5))
+        theirs = best_of(repeats, lambda d=d: list(rust.iter_errors(d)))
+        (shown, count), found = schema_errors(d, schema, 5), list(rust.iter_errors(d))
+        paths = [line.split(":")[0] for line in shown if line.startswith("/")]
+        same = count == len(found) and paths == [
+            "/" + "/".join(map(str, e.instance_path)) for e in found[:len(paths)]]
+        print(f"  {label:<26} fast path {ours:6.3f} s   jsonschema-rs {theirs:6.3f} s   "
+              f"fast path / jsonschema-rs = {ours / theirs:4.1f}x   "
+              f"{count} vs {len(found)} problem(s), {'same' if same else 'DIFFERENT'} paths")
+
+
 MEMORY_TARGET = int(1.5 * 1024**3)
 
 
@@ -148,10 +193,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=1_000_000)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--schema-subjects", type=int, default=35_000)
     parser.add_argument("--memory-sizes", type=int, nargs="*",
                         default=[1_000_000, 10_000_000])
     args = parser.parse_args()
     timing(args)
+    schema_layer(args.schema_subjects, args.repeats)
     if args.memory_sizes:
         memory(args.memory_sizes)
 
