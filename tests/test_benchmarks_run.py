@@ -3,8 +3,8 @@
 A benchmark that no longer runs (``bench_score.py`` once built a release too old for the
 scorer) measures nothing; these smoke runs check only that each script ends with exit 0 and
 prints its verdict line, never its figures (timings belong to the scripts, on a quiet
-machine). A script that exits 1 on a missed target (``bench_cli_startup.py``) may miss it at
-this size; no script may end in a traceback.
+machine). A script that exits 1 on a missed target (:data:`TARGET_EXIT`) may miss it at this
+size or on a busy machine, and then says so; no script may end in a traceback.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ SMOKE = {
     "bench_archive.py": (["--members", "8", "--repeats", "1"], "wrote nothing"),
     "bench_board_growth.py": (["--sizes", "5", "10", "--repeat", "1"], "best of 1"),
     "bench_cli_startup.py": (["--repeats", "1", "--subjects", "200", "--months", "6"],
-                             "cpu count"),  # exits 1: 200 subjects miss the rate target
+                             "cpu count"),
     "bench_generate.py": (["--repeats", "1", "--n", "200", "--months", "6"], "variants at"),
     "bench_generate_scale.py": (["--sizes", "2000", "--repeats", "1", "--jobs", "1",
                                  "--shards-per-job", "1"], "subject-months/s per worker"),
@@ -41,6 +41,10 @@ SMOKE = {
 }
 
 
+#: Scripts that exit 1 when a measured target is missed, and the word that then says so.
+TARGET_EXIT = {"bench_cli_startup.py": "BELOW", "bench_sweep_scale.py": "BELOW"}
+
+
 def test_every_benchmark_script_has_a_smoke_run() -> None:
     assert sorted(SMOKE) == sorted(p.name for p in BENCHMARKS.glob("bench_*.py"))
 
@@ -52,7 +56,8 @@ def test_the_benchmark_runs_at_a_tiny_size(script: str, full_tier_root) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "ICGBENCH_TEST_"))}
     result = subprocess.run([sys.executable, BENCHMARKS / script, *argv], cwd=ROOT, env=env,
                             capture_output=True, text=True, timeout=900, check=False)
-    allowed = {0, 1} if script == "bench_cli_startup.py" else {0}
-    assert result.returncode in allowed, result.stdout[-2000:] + result.stderr[-2000:]
+    missed = script in TARGET_EXIT and result.returncode == 1 and TARGET_EXIT[script] in (
+        result.stdout)
+    assert result.returncode == 0 or missed, result.stdout[-2000:] + result.stderr[-2000:]
     assert "Traceback" not in result.stderr, result.stderr[-2000:]
     assert verdict in result.stdout, result.stdout[-2000:]
