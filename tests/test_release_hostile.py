@@ -179,6 +179,35 @@ def test_an_archive_tarfile_cannot_parse_is_refused_in_one_line(make, message, m
     assert _files(dest) == []
 
 
+def _pax_block(records: dict[str, str], size: int | None = None) -> bytes:
+    """A pax extended header holding ``records`` (declaring ``size`` bytes if given)."""
+    payload = b"".join(f"{len(k) + len(v) + 3 + len(str(len(k) + len(v) + 3))} {k}={v}\n"
+                       .encode() for k, v in records.items())
+    info = tarfile.TarInfo("././@PaxHeader")
+    info.type = tarfile.XHDTYPE
+    info.size = len(payload) if size is None else size
+    return info.tobuf(format=tarfile.USTAR_FORMAT) + payload + b"\0" * (-len(payload) % 512)
+
+
+def test_a_header_behind_a_pax_size_record_is_where_the_walk_looks(mini, tmp_path, capsys):
+    """The bounds walk steps over a member's data by its pax ``size`` record, as tarfile
+    does, not by the ustar field: an oversized extended header placed where tarfile reads
+    next (after 1,024 bytes of data the ustar field calls 0) is refused, at its offset."""
+    member = tarfile.TarInfo("linear_lowhet/seed0/graph.parquet")
+    member.size = 0
+    hidden = tarfile.TarInfo("././@PaxHeader")
+    hidden.type, hidden.size = tarfile.XHDTYPE, 200 * 1024
+    raw = (_pax_block({"size": "1024"}) + member.tobuf(format=tarfile.USTAR_FORMAT)
+           + b"\0" * 1024 + hidden.tobuf(format=tarfile.USTAR_FORMAT) + b"\0" * 512 * 402)
+    with tarfile.open(fileobj=io.BytesIO(raw)) as tar:  # tarfile itself reads it so
+        assert tar.next().size == 1024 and tar.offset == 2560
+    path = tmp_path / "hostile.tar.gz"
+    path.write_bytes(gzip.compress(raw))
+    code = main(["data", "download", "--url", str(path), "--outdir", str(tmp_path / "dest")])
+    err = _one_line(capsys.readouterr().err)
+    assert code == 1 and "an extended header of 204800 bytes at offset 2560" in err, err
+
+
 def _malformed_release(folder: Path) -> Path:
     """``folder`` holding the small tier's descriptor with ``name`` twice, on line 3."""
     folder.mkdir()

@@ -4,12 +4,10 @@ A downloaded archive is checked member by member against the committed descripto
 (exact bytes and SHA-256) while it is unpacked into a staging folder; only a complete,
 exact archive is installed, file by file with atomic renames. A corrupt, truncated or
 tampered archive, an unexpected or missing member, or a member whose path would escape
-the target folder is refused and nothing is left behind. What an archive may cost is
-bounded before it is read: an extended (pax or GNU long-name) header over
-:data:`MAX_HEADER_BYTES`, more than :data:`MAX_EXTENDED_HEADERS` extended headers in a row
-(tarfile reads each next one by recursion) or a sparse member is refused before tarfile
-reads it, and every member name quoted in a message is cut to 200 characters. Whatever
-tarfile still fails on is reported in one line, as a corrupt archive.
+the target folder is refused and nothing is left behind. What an archive's headers may
+cost is bounded before tarfile reads them (:mod:`icgbench.release.tar_headers`), and every
+member name quoted in a message is cut to 200 characters. Whatever tarfile still fails on
+is reported in one line, as a corrupt archive.
 """
 
 from __future__ import annotations
@@ -28,52 +26,10 @@ from icgbench.io import untrusted
 from icgbench.io.atomic import check_output, owned_staging, write_bytes
 from icgbench.release import descriptor as descriptors
 from icgbench.release.descriptor import Descriptor
+from icgbench.release.tar_headers import check_headers
 
 DESCRIPTOR_MEMBER = "datapackage.json"
 CHUNK = 1 << 20
-#: The largest pax or GNU long-name header read (a genuine archive's take a few hundred
-#: bytes; tarfile would read any size into memory at once).
-MAX_HEADER_BYTES = 64 * 1024
-#: The most extended headers read in a row, before the member they describe (a genuine
-#: archive needs at most a global header and a member's own). tarfile reads the header
-#: after each by recursion: about 400 global headers in a row overflowed the stack.
-MAX_EXTENDED_HEADERS = 8
-_EXTENDED = (tarfile.XHDTYPE, tarfile.XGLTYPE, tarfile.SOLARIS_XHDTYPE,
-             tarfile.GNUTYPE_LONGNAME, tarfile.GNUTYPE_LONGLINK)
-
-
-class BoundedTarInfo(tarfile.TarInfo):
-    """A member header that refuses, before tarfile reads them, an oversized extended
-    header, a long run of extended headers and the sparse formats (whose maps tarfile
-    reads without a bound)."""
-
-    def _proc_member(self, tar: tarfile.TarFile) -> tarfile.TarInfo:
-        if self.type == tarfile.GNUTYPE_SPARSE:
-            raise InvalidInputError("archive holds a sparse member; it is not a release "
-                                    "archive")
-        if self.type not in _EXTENDED:
-            return super()._proc_member(tar)
-        if self.size > MAX_HEADER_BYTES:
-            raise InvalidInputError(f"archive has an extended header of {self.size} bytes at "
-                                    f"offset {self.offset} (at most {MAX_HEADER_BYTES} are "
-                                    "read); it is not a release archive")
-        in_a_row = getattr(tar, "_icgbench_extended", 0)
-        if in_a_row >= MAX_EXTENDED_HEADERS:
-            raise InvalidInputError(f"archive has over {MAX_EXTENDED_HEADERS} extended "
-                                    f"headers in a row (at offset {self.offset}); it is not a "
-                                    "release archive")
-        tar._icgbench_extended = in_a_row + 1  # type: ignore[attr-defined]
-        try:  # reads the headers that follow, by recursion
-            return super()._proc_member(tar)
-        finally:
-            tar._icgbench_extended = in_a_row  # type: ignore[attr-defined]
-
-    def _sparse(self, *args: object) -> None:
-        raise InvalidInputError("archive holds a sparse member; it is not a release archive")
-
-    # The pax sparse formats 0.0, 0.1 and 1.0 (0.1's map, parsed without a check, raised
-    # a ValueError).
-    _proc_gnusparse_00 = _proc_gnusparse_01 = _proc_gnusparse_10 = _sparse
 
 
 def quoted_name(name: str) -> str:
@@ -147,7 +103,9 @@ def unpack_verified(archive: Path, descriptor: Descriptor, stage: Path) -> None:
     expected = {r.path: r for r in descriptor.resources}
     seen: set[str] = set()
     try:
-        with tarfile.open(archive, mode="r:gz", tarinfo=BoundedTarInfo) as tar:
+        with gzip.open(archive, "rb") as stream:
+            check_headers(stream)
+        with tarfile.open(archive, mode="r:gz") as tar:
             for member in tar:
                 name = member.name
                 if not safe_member_name(name):

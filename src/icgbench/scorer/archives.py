@@ -8,8 +8,8 @@ does, so what unpacking it may cost is bounded before anything is written: at mo
 :data:`MAX_MEMBERS` members, each submission at most the command's ``--max-bytes`` as read
 (a zip member that inflates beyond its declared size is cut off, not trusted), at most
 :data:`MAX_TOTAL_BYTES` in all. Links, devices, names that would leave the folder, and two
-submissions of one name are refused; tar headers are read with the release archives'
-bounds (:class:`icgbench.release.archive.BoundedTarInfo`). Other members (a README) are
+submissions of one name are refused; tar headers are checked with the release archives'
+bounds first (:mod:`icgbench.release.tar_headers`). Other members (a README) are
 passed over, and bounded too: a compressed tar stream is decompressed to pass over a
 member, so each passed-over member may be at most :data:`MAX_SKIPPED_BYTES` (its header
 says how large it is before any of it is read), and all of them together as much; a zip
@@ -29,7 +29,8 @@ from typing import BinaryIO
 
 from icgbench.errors import InvalidInputError, UserError
 from icgbench.io.untrusted import printable, shown
-from icgbench.release.archive import BoundedTarInfo, quoted_name, safe_member_name
+from icgbench.release.archive import quoted_name, safe_member_name
+from icgbench.release.tar_headers import check_headers, decompressed
 
 ARCHIVE_SUFFIXES = (".zip", ".tar", ".tar.gz", ".tgz")
 #: The most members read from one archive (a model's submissions on the full tier are 360 files).
@@ -144,7 +145,9 @@ def _members(archive: Path
                         "file" if (mode & 0o170000) in (0, 0o100000) else "special")
                 yield info.filename, kind, info.file_size, (lambda info=info: z.open(info))
         return
-    with tarfile.open(archive, mode="r:*", tarinfo=BoundedTarInfo) as tar:
+    with decompressed(archive) as stream:
+        check_headers(stream)
+    with tarfile.open(archive, mode="r:*") as tar:
         for member in tar:
             kind = ("file" if member.isfile() else "folder" if member.isdir() else
                     "link" if member.issym() or member.islnk() else "special")
