@@ -15,7 +15,7 @@ PYTEST_ARGS ?= -n auto --dist loadfile
 COMPILE := $(BIN)/python -m compileall -q src
 PYTEST := PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest
 
-.PHONY: demo test test-slow test-mutation full-tier lint docs contract schemas system-deps install install-dev lock bench clean
+.PHONY: demo test test-drift test-slow test-mutation full-tier lint docs contract schemas system-deps install install-dev lock bench clean
 
 demo: $(STAMP)-run
 	@$(COMPILE)
@@ -37,6 +37,12 @@ system-deps:
 test-slow: $(STAMP)-dev system-deps full-tier
 	@$(COMPILE)
 	$(PYTEST) -m slow $(PYTEST_ARGS)
+
+# The drift checks: the committed small tier, the panel's published scores and the shipped
+# effects regenerated from the code, and every model fitted twice (determinism).
+test-drift: $(STAMP)-dev system-deps full-tier
+	@$(COMPILE)
+	$(PYTEST) -m "drift and not slow" $(PYTEST_ARGS)
 
 # A time-boxed mutation campaign (not CI): MUTATION_MINUTES bounds it, results stay in
 # mutants/ so a rerun resumes; tools/mutation-report prints the killed ratio per package.

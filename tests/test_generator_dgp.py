@@ -286,6 +286,7 @@ def test_the_shipped_effects_name_exactly_the_frozen_cohorts() -> None:
                                       for v, s in frozen_cohorts()}
 
 
+@pytest.mark.drift
 @pytest.mark.parametrize("cohorts", slow_except(["one"], ["one", "all"]))
 def test_the_shipped_effects_are_what_simulation_gives_now(cohorts) -> None:
     """The shipped published effects (read so that simulating one cohort need not simulate

@@ -40,6 +40,7 @@ def small_cohort() -> CohortData:
 SLOW_HERE = SLOW_MODELS | {"mbcnet_boosted"}
 
 
+@pytest.mark.drift
 @pytest.mark.parametrize("name", slow_except([n for n in DECLARATIONS if n not in SLOW_HERE],
                                              list(DECLARATIONS)))
 def test_two_fits_on_one_cohort_write_the_same_bytes(name, small_cohort):

@@ -63,6 +63,7 @@ def _graded(documents: list[dict], tmp_path, capsys) -> list[dict]:
     return reports
 
 
+@pytest.mark.drift
 @pytest.mark.parametrize("variant,seed", [
     COHORTS[0], *(pytest.param(*c, marks=pytest.mark.slow) for c in COHORTS[1:])])
 def test_every_answer_scores_what_the_release_publishes_and_at_most_the_floor(

@@ -152,6 +152,7 @@ def test_verify_refuses_an_inline_schema_that_drifted_from_the_contract(mini):
     assert "inline schema differs" in problems[0].message
 
 
+@pytest.mark.drift
 def test_freeze_check_regenerates_the_committed_small_tier(capsys):
     """Every table of the committed small tier regenerates bit for bit, through the command
     (about 8 s since the frozen cohorts' published effects ship): any change to the
