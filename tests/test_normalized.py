@@ -10,10 +10,9 @@ import pytest
 from conftest import reference_submission
 from icgbench.api.tables import load_table
 from icgbench.cli import main
-from icgbench.contract.vocabulary import CATEGORIES
 from icgbench.models import CohortData, get_model
 from icgbench.scorer import score
-from icgbench.tasks import TASKS
+from icgbench.tasks import CATEGORIES, TASKS
 from icgbench.tasks.normalized import aggregate, mean_normalized, ratio
 
 VARIANT = "misspecified_signs"

@@ -163,9 +163,8 @@ def test_the_public_halfs_overall_is_the_mean_of_the_categories_it_shows(at_rele
     normalized-overall-divides-by-all: structure and intervention are withheld on the
     public half (their normalized metrics are cohort-level), so ``overall`` averages the
     categories shown (a withheld one is not a zero)."""
-    from icgbench.contract.vocabulary import CATEGORIES
     from icgbench.scorer import check_submission, grade
-    from icgbench.tasks import TASKS
+    from icgbench.tasks import CATEGORIES, TASKS
     from icgbench.tasks.withheld import shown_categories
 
     doc = _fitted(at_release, "mbcnet_v0_1")

@@ -3,8 +3,10 @@
 In a copy of the package, one new module ``tasks/toy_task.py`` (a task and its block's
 schema) and one new entry in ``generator/variants.py``'s registry are the only edits; a
 fresh interpreter then finds the toy in every list the contract and its readers derive:
-the blocks and their splits, the submission schema (its block, its one-of, its variant
-enum), the checker's published facts (which R reads: its task names, blocks and splits),
+the blocks and their splits, the categories, the submission schema (its block, its one-of,
+its variant enum), the score report's schema (its category enum and normalized scores),
+the checker's published facts (which R reads: its task names, blocks, splits and
+categories),
 the reference models that answer every block, and the variant hashes.
 """
 
@@ -29,7 +31,7 @@ def score(blocks, truth):
     return TaskResult({"mean": sum(blocks["toy_task"]["proba"]) / len(blocks["toy_task"]["proba"])})
 
 
-TASK = Task(name="toy_task", order=60, description="A toy.", blocks=("toy_task",),
+TASK = Task(name="toy_task", order=60, description="A toy.", blocks=("toy_task",), category="toy",
             truth_tables=("test_outcomes",), headline=("mean",), score=score,
             metrics=(Metric("mean", None, "The mean prediction."),), split="target_test",
             block_schema={"type": "object", "required": ["subject_id", "proba"],
@@ -46,8 +48,10 @@ from icgbench.contract import json_schemas
 from icgbench.generator import get_variant, variant_names
 from icgbench.leaderboard.checker import static_facts
 from icgbench.models import model_class
-from icgbench.tasks import BLOCK_SPLITS, BLOCKS
+from icgbench.tasks import BLOCK_SPLITS, BLOCKS, CATEGORIES
+from icgbench.tasks.normalized import overall_note
 schema = json_schemas.submission_schema()
+report = json_schemas.score_report_schema()
 facts = static_facts()
 print(json.dumps({
     "blocks": list(BLOCKS), "splits": BLOCK_SPLITS,
@@ -58,6 +62,13 @@ print(json.dumps({
     "facts_hashes": sorted(facts["variant_hashes"]),
     "oracle": list(model_class("oracle").blocks), "random": list(model_class("random").blocks),
     "hash": get_variant("toy_variant").variant_hash, "registered": variant_names(),
+    "categories": list(CATEGORIES), "facts_categories": facts["categories"],
+    "facts_task_categories": facts["task_categories"],
+    "report_category": report["properties"]["tasks"]["additionalProperties"]["properties"][
+        "normalized"]["properties"]["category"]["enum"],
+    "report_normalized": report["properties"]["summary"]["properties"]["normalized"][
+        "required"],
+    "overall_note": overall_note(),
 }))
 '''
 
@@ -85,3 +96,7 @@ def test_a_toy_task_and_a_toy_variant_reach_every_derived_list(tmp_path):
     assert seen["facts_splits"]["toy_task"] == "target_test"
     assert "toy_variant" in seen["facts_hashes"] and len(seen["hash"]) == 12
     assert seen["oracle"][-1] == seen["random"][-1] == "toy_task"
+    for listed in ("categories", "facts_categories", "report_category", "report_normalized"):
+        assert seen[listed][-1] == "toy" and len(seen[listed]) == 6, (listed, seen[listed])
+    assert seen["facts_task_categories"]["toy_task"] == "toy"  # what R reads
+    assert "structure, toy)" in seen["overall_note"]

@@ -85,7 +85,7 @@ icg_conformance <- function(path) {
     categories <- normalized_of(results, truth)
     for (task in names(raw$expected_normalized)) {
       for (key in names(raw$expected_normalized[[task]])) {
-        actual <- if (key == "score") categories[[CATEGORIES[[task]]]] else {
+        actual <- if (key == "score") categories[[task_category(task)]] else {
           at <- strsplit(key, ".", fixed = TRUE)[[1]]
           parts[[task]][[at[1]]][[at[2]]]
         }
@@ -102,7 +102,7 @@ icg_conformance <- function(path) {
     if (!is.null(raw$expected_overall)) {
       add("summary", "overall", raw$expected_overall,
           dsum(vapply(categories, function(v) if (is.na(v)) 0 else v, 0)) /
-            length(CATEGORY_ORDER))
+            length(category_order()))
     }
   }
   do.call(rbind, rows)

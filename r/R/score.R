@@ -248,10 +248,6 @@ grade_blocks <- function(blocks, truth, structure_k = NULL,
   results
 }
 
-CATEGORIES <- c(risk_prediction = "risk", latent_recovery = "latent",
-                intervention_conformity = "intervention",
-                cross_host_generalization = "transfer", structure_recovery = "structure")
-CATEGORY_ORDER <- c("risk", "latent", "intervention", "transfer", "structure")
 
 # chance level and ceiling of every part of a task's category score
 category_parts <- function(task, result, truth) {
@@ -329,12 +325,13 @@ normalized_parts <- function(results, truth) {
 }
 
 normalized_of <- function(results, truth) {
-  scores <- stats::setNames(as.list(rep(NA_real_, length(CATEGORY_ORDER))), CATEGORY_ORDER)
+  order <- category_order()
+  scores <- stats::setNames(as.list(rep(NA_real_, length(order))), order)
   parts <- normalized_parts(results, truth)
   for (task in names(parts)) {
     values <- vapply(parts[[task]], function(p) p$normalized, 0)
     values <- values[!is.na(values)]
-    scores[[CATEGORIES[[task]]]] <- if (length(values)) dsum(values) / length(values) else
+    scores[[task_category(task)]] <- if (length(values)) dsum(values) / length(values) else
       NA_real_
   }
   scores
@@ -361,7 +358,7 @@ summary_of <- function(results, truth) {
        normalized = normalized, parts = normalized_parts(results, truth),
        overall = if (blocked) NA_real_ else
          dsum(vapply(normalized, function(v) if (is.na(v)) 0 else v, 0)) /
-         length(CATEGORY_ORDER))
+         length(category_order()))
 }
 
 #' Grade a submission against a cohort's truth

@@ -69,6 +69,15 @@ block_split <- function(block) {
   static_facts()$block_splits[[block]]
 }
 
+# The categories in report order, and the one each task's normalized score counts for.
+category_order <- function() {
+  unlist(static_facts()$categories)
+}
+
+task_category <- function(task) {
+  static_facts()$task_categories[[task]]
+}
+
 # Left-to-right sum in doubles: base R's sum() and cumsum() accumulate in long double,
 # which can differ from the contract's double sum in the last bits.
 dsum <- function(x) {

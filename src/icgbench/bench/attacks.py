@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from icgbench.contract.vocabulary import CATEGORIES
+from icgbench.tasks import CATEGORIES
 
 Cohort = tuple[str, int]
 Part = tuple[str, str]

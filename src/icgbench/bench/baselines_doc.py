@@ -12,10 +12,9 @@ import pandas as pd
 from icgbench.bench import normalize
 from icgbench.bench.calibration import CALIBRATE_BY, DEFAULT_CALIBRATE_BY, Criterion
 from icgbench.bench.normalize import TIERS, difficulty_tiers, rankings
-from icgbench.contract.vocabulary import CATEGORIES
 from icgbench.errors import UsageError
 from icgbench.models import MODELS
-from icgbench.tasks import normalized
+from icgbench.tasks import CATEGORIES, normalized
 
 COLUMNS = {
     "risk_prediction.spearman_reachable": "rho risk",

@@ -162,7 +162,7 @@ def attacks_markdown(report: Mapping[str, Any]) -> str:
 
 
 def _categories() -> tuple[str, ...]:
-    from icgbench.contract.vocabulary import CATEGORIES
+    from icgbench.tasks import CATEGORIES
 
     return CATEGORIES
 

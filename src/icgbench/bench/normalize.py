@@ -26,7 +26,7 @@ import math
 
 import pandas as pd
 
-from icgbench.contract.vocabulary import CATEGORIES
+from icgbench.tasks import CATEGORIES
 from icgbench.tasks.normalized import Aggregate, aggregate, parts_of_categories
 
 RANDOM_MODEL = "random"

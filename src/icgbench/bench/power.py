@@ -184,8 +184,8 @@ def _share_per_unit(entries: list[LeaderboardEntry], scope: str, key: Key, cohor
     of ``overall`` there, as :func:`icgbench.tasks.normalized.aggregate` weighs it: its
     direction, times the scope's cohorts, over the variants, the variant's summed span, the
     category's metrics and the categories."""
-    from icgbench.contract.vocabulary import CATEGORIES
     from icgbench.leaderboard.ranking import part_bounds
+    from icgbench.tasks import CATEGORIES
     from icgbench.tasks.normalized import higher_is_better, parts_of_categories
 
     pool = [e for e in entries if scope == ALL or e.variant_name == scope]

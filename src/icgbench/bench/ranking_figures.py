@@ -26,9 +26,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 
-from icgbench.contract.vocabulary import CATEGORIES
 from icgbench.leaderboard.ranking import Ranked, floors_of, normalized_with_shares
 from icgbench.models.colors import model_colors
+from icgbench.tasks import CATEGORIES
 
 #: Where the normalized axis stops on the left: a model far below the floor is drawn at
 #: the edge with its value written beside it.

@@ -11,14 +11,13 @@ from pathlib import Path
 from typing import Any
 
 from icgbench.contract import dumps
-from icgbench.contract.vocabulary import CATEGORIES
 from icgbench.generator.mechanism import graph_nodes
 from icgbench.generator.variants import variant_names
 from icgbench.io.atomic import write_text
 from icgbench.release.tiers import SEALED_NAME, UNFROZEN_NAME
 from icgbench.release.tiers import TIERS as FROZEN_TIERS
 from icgbench.tasks import BLOCKS as TASK_BLOCKS
-from icgbench.tasks import TASKS
+from icgbench.tasks import CATEGORIES, TASKS
 
 DRAFT7 = "http://json-schema.org/draft-07/schema#"
 SUBMISSION_VERSION = "1.0"

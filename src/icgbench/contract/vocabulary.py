@@ -116,8 +116,6 @@ SPLIT_ID_PREFIX: dict[str, str] = {"train": "TR", "test": "TE", "target_test": "
 
 OUTCOME_NODE = "event"
 
-#: The categories a task's normalized score counts for, in the order reports list them.
-CATEGORIES: tuple[str, ...] = ("risk", "latent", "intervention", "transfer", "structure")
 
 
 def kcc_assay_column(kcc: str) -> str:

@@ -31,7 +31,7 @@ from icgbench.scorer.messages import DEFAULT_MAX_ERRORS, KEYWORD_ORDER, MESSAGES
 from icgbench.scorer.parse import DEFAULT_MAX_BYTES, MAX_STRING_CHARS
 from icgbench.scorer.pipeline import task_blocks
 from icgbench.scorer.semantic import SHOW
-from icgbench.tasks import BLOCK_SPLITS, TASKS
+from icgbench.tasks import BLOCK_SPLITS, CATEGORIES, TASKS
 
 log = logging.getLogger(__name__)
 _NUMBERED = re.compile(r"(.*?)([0-9]+)")
@@ -97,6 +97,8 @@ def static_facts() -> dict[str, Any]:
         "task_blocks": task_blocks(),
         "tasks": [[name, list(task.blocks)] for name, task in TASKS.items()],
         "block_splits": BLOCK_SPLITS,
+        "categories": list(CATEGORIES),
+        "task_categories": {name: task.category for name, task in TASKS.items()},
         "interventions": intervention_names(),
         # what no message shows as it is (icgbench.io.unprintable), for R's printing
         "unprintable": [list(r) for r in UNPRINTABLE],

@@ -33,7 +33,6 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-from icgbench.contract.vocabulary import CATEGORIES
 from icgbench.errors import InvalidInputError, UsageError, UserError
 from icgbench.generator import get_variant
 from icgbench.io import untrusted
@@ -46,7 +45,7 @@ from icgbench.leaderboard.store import JSON_NAME, load_board
 from icgbench.leaderboard.uncertainty import interval
 from icgbench.release.tiers import SEALED_NAME
 from icgbench.scorer.parse import DEFAULT_MAX_BYTES
-from icgbench.tasks import TASKS
+from icgbench.tasks import CATEGORIES, TASKS
 
 FIGURE_ALT = {
     "normalized_scores.png": "Normalized scores per category, with their 95% intervals: "

@@ -126,9 +126,8 @@ def public_half_categories(entries: list[LeaderboardEntry]) -> tuple[str, ...]:
     """The categories ``overall`` averages over for ``entries``: on the sealed board's
     public half (sealed entries none of which records a withheld task's metric) those not
     withheld (:mod:`icgbench.tasks.withheld`); else all (the final standings included)."""
-    from icgbench.contract.vocabulary import CATEGORIES
     from icgbench.leaderboard.names import SEALED_TIER
-    from icgbench.tasks import TASKS
+    from icgbench.tasks import CATEGORIES, TASKS
     from icgbench.tasks.withheld import fully_withheld, shown_categories
 
     hidden = [name for name, task in TASKS.items() if fully_withheld(task)]

@@ -11,11 +11,10 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from icgbench.contract.vocabulary import CATEGORIES
 from icgbench.generator import all_variants
 from icgbench.generator import family as fam
 from icgbench.reference import layers
-from icgbench.tasks import TASKS
+from icgbench.tasks import CATEGORIES, TASKS
 
 
 def _begin(name: str) -> str:

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 from icgbench import contract
-from icgbench.contract.vocabulary import CATEGORIES
 from icgbench.errors import UsageError
 from icgbench.release.locate import tier_descriptor
 from icgbench.release.tiers import TIERS, UNFROZEN_NAME, UNFROZEN_NOTICE
@@ -21,7 +20,7 @@ from icgbench.scorer.messages import DEFAULT_MAX_ERRORS, line, listed, message
 from icgbench.scorer.report import ScoreReport, build_report
 from icgbench.scorer.schema_check import schema_errors
 from icgbench.scorer.truth import LoadedTruth, load_truth, public_truth
-from icgbench.tasks import TASKS, TaskResult, withheld
+from icgbench.tasks import CATEGORIES, TASKS, TaskResult, withheld
 from icgbench.tasks.summary import normalized_scores, score_summary
 
 log = logging.getLogger("icgbench.scorer")

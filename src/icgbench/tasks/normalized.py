@@ -32,15 +32,24 @@ import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from icgbench.contract.vocabulary import CATEGORIES
 from icgbench.tasks.base import Task, TaskResult, Truth
 
-OVERALL_NOTE = ("overall = mean over the categories (risk, latent, intervention, transfer, "
-                "structure) of the normalized score min((s - floor) / (ceiling - floor), "
-                "1), averaged over each category's normalized metrics; the floor is the "
-                "model-free answer chosen without the cohort's held-out subjects "
-                "(model_free_scores), the ceiling the reachable one; below the floor is "
-                "negative; a category not attempted counts 0")
+
+def categories() -> tuple[str, ...]:
+    """The categories, in the order reports list them (the task registry's)."""
+    from icgbench.tasks import CATEGORIES
+
+    return CATEGORIES
+
+
+def overall_note() -> str:
+    """What ``overall`` is, as a report says it."""
+    return (f"overall = mean over the categories ({', '.join(categories())}) of the "
+            "normalized score min((s - floor) / (ceiling - floor), 1), averaged over each "
+            "category's normalized metrics; the floor is the model-free answer chosen "
+            "without the cohort's held-out subjects (model_free_scores), the ceiling the "
+            "reachable one; below the floor is negative; a category not attempted counts 0")
+
 #: A cohort's gain below minus this many spans counts as this: an absurd prediction (an
 #: R^2 near the most negative double) must not overflow a sum, and a mean this far below
 #: the floor says all there is to say.
@@ -114,10 +123,11 @@ def category_score(task: Task, truth: Truth, result: TaskResult) -> dict[str, ob
     return out
 
 
-def overall(scores: Mapping[str, float | None], shown: tuple[str, ...] = CATEGORIES
+def overall(scores: Mapping[str, float | None], shown: tuple[str, ...] | None = None
             ) -> float:
     """The mean over every category ``shown`` (all of them but on the sealed track's public
     half: :mod:`.withheld`); a category not attempted (or undefined) counts 0."""
+    shown = categories() if shown is None else shown
     return sum(scores.get(c) or 0.0 for c in shown) / len(shown)
 
 
@@ -156,7 +166,7 @@ def parts_of_categories() -> dict[str, list[Part]]:
     from icgbench.tasks import TASKS
 
     return {c: [(t.name, p.metric) for t in TASKS.values() if t.category == c
-                for p in t.normalized] for c in CATEGORIES}
+                for p in t.normalized] for c in categories()}
 
 
 def higher_is_better(part: Part) -> bool:
@@ -221,7 +231,7 @@ class Aggregate:
 def aggregate(scores: Mapping[Cohort, Mapping[Part, float | None]],
               bounds: Mapping[Cohort, Mapping[Part, tuple[float, float]]],
               cohorts: list[Cohort], attempted: set[str],
-              shown: tuple[str, ...] = CATEGORIES) -> Aggregate:
+              shown: tuple[str, ...] | None = None) -> Aggregate:
     """A model's normalized means over ``cohorts``: ``scores`` its metric values where it
     has an entry, ``bounds`` every cohort's (floor, ceiling) per part (the same for every
     model), ``attempted`` the categories it attempts anywhere, ``shown`` those ``overall``
@@ -241,16 +251,18 @@ def aggregate(scores: Mapping[Cohort, Mapping[Part, float | None]],
             part_values[part] = means
             if shares is not None:
                 part_shares[part] = {c: shares.get(c, 0.0) for c in cohorts}
-    categories: dict[str, float | None] = {}
+    every = categories()
+    shown = every if shown is None else shown
+    means: dict[str, float | None] = {}
     contributions: dict[str, dict[Cohort, float]] = {}
-    for category in CATEGORIES:
+    for category in every:
         defined = [p for p in groups[category] if part_values.get(p) is not None]
         if category not in attempted or not defined:
-            categories[category] = None
+            means[category] = None
             continue
-        categories[category] = math.fsum(part_values[p] for p in defined) / len(defined)
+        means[category] = math.fsum(part_values[p] for p in defined) / len(defined)
         contributions[category] = {c: math.fsum(part_shares[p][c] for p in defined)
                                    / len(defined) for c in cohorts}
     contributions["overall"] = {c: math.fsum(contributions[k][c] for k in contributions)
                                 / len(shown) for c in cohorts}
-    return Aggregate(part_values, categories, overall(categories, shown), contributions)
+    return Aggregate(part_values, means, overall(means, shown), contributions)

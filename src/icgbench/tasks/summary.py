@@ -6,7 +6,8 @@ import math
 
 from icgbench.tasks.base import TaskResult, Truth
 from icgbench.tasks.metrics import mean
-from icgbench.tasks.normalized import CATEGORIES, OVERALL_NOTE, category_score, overall
+from icgbench.tasks.normalized import categories as all_categories
+from icgbench.tasks.normalized import category_score, overall, overall_note
 
 COMPOSITE_NOTE = (
     "composite = mean of (auroc, r2_mean, conformity) where finite, as the seed defines it; "
@@ -31,7 +32,7 @@ def normalized_scores(results: dict[str, TaskResult], truth: Truth
 
 def score_summary(results: dict[str, TaskResult],
                   categories: dict[str, dict[str, object]],
-                  shown: tuple[str, ...] = CATEGORIES) -> dict[str, object]:
+                  shown: tuple[str, ...] | None = None) -> dict[str, object]:
     """auroc, r2_mean, conformity, auroc_target, transfer_gap, the seed's composite and its
     note, the normalized score of every category (None where not attempted; ``categories``
     from :func:`normalized_scores`) and overall, the mean over the categories ``shown``
@@ -40,8 +41,10 @@ def score_summary(results: dict[str, TaskResult],
     r2_mean = _get(results, "latent_recovery", "r2_mean")
     conformity = _get(results, "intervention_conformity", "responsive_dgp_conformity")
     parts = [v for v in (auroc, r2_mean, conformity) if v is not None and math.isfinite(v)]
-    normalized = {c: categories[c]["score"] if c in categories else None for c in CATEGORIES}
-    blocked = [c for c in CATEGORIES if "note" in categories.get(c, {})]
+    every = all_categories()
+    shown = every if shown is None else shown
+    normalized = {c: categories[c]["score"] if c in categories else None for c in every}
+    blocked = [c for c in every if "note" in categories.get(c, {})]
     return {
         "auroc": auroc,
         "r2_mean": r2_mean,
@@ -55,8 +58,8 @@ def score_summary(results: dict[str, TaskResult],
         "normalized": normalized,
         "overall": None if blocked else overall(normalized, shown),
         "overall_note": (f"overall is not computed: {categories[blocked[0]]['note']}"
-                         if blocked else OVERALL_NOTE if shown == CATEGORIES else
-                         f"{OVERALL_NOTE}; on the sealed track's public half, the mean over "
-                         f"{', '.join(shown)} ({', '.join(c for c in CATEGORIES if c not in shown)}"
+                         if blocked else overall_note() if shown == every else
+                         f"{overall_note()}; on the sealed track's public half, the mean over "
+                         f"{', '.join(shown)} ({', '.join(c for c in every if c not in shown)}"
                          " withheld until the generation is retired)"),
     }

@@ -24,8 +24,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from icgbench.contract.vocabulary import CATEGORIES
 from icgbench.tasks.base import Task, TaskResult
+from icgbench.tasks.normalized import categories
 
 WITHHELD_NOTE = ("withheld until the sealed generation is retired: a metric of a truth the "
                  "whole cohort shares (the graph, an intervention's true direction or average "
@@ -50,7 +50,7 @@ def shown_categories(tasks: Iterable[Task]) -> tuple[str, ...]:
     """The categories a public half shows: every category but those of fully withheld
     tasks (the categories ``overall`` averages over there)."""
     hidden = {t.category for t in tasks if t.category and fully_withheld(t)}
-    return tuple(c for c in CATEGORIES if c not in hidden)
+    return tuple(c for c in categories() if c not in hidden)
 
 
 def _without(details: Any, keys: frozenset[str]) -> Any:
