@@ -15,7 +15,7 @@ PYTEST_ARGS ?= -n auto --dist loadfile
 COMPILE := $(BIN)/python -m compileall -q src
 PYTEST := PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest
 
-.PHONY: demo test test-drift test-slow test-mutation full-tier lint docs contract schemas system-deps install install-dev lock bench clean
+.PHONY: demo test test-drift test-slow test-mutation full-tier lint docs references contract schemas system-deps install install-dev lock bench clean
 
 demo: $(STAMP)-run
 	@$(COMPILE)
@@ -64,6 +64,11 @@ schemas: contract
 
 docs: $(STAMP)-dev full-tier
 	$(BIN)/python -m icgbench.reference
+
+# The page's reference lines on the full tier, shipped with the package (grading them takes
+# a minute or two): rerun after changing grading code; make test-drift says when.
+references: $(STAMP)-dev full-tier
+	$(BIN)/python -m icgbench.leaderboard.references
 
 bench: $(STAMP)-dev
 	$(BIN)/python benchmarks/bench_generate.py

@@ -285,7 +285,7 @@ def test_a_model_on_one_variant_of_six_is_listed_as_partial_after_the_complete_o
 @pytest.mark.slow
 def test_the_reference_lines_cover_every_cohort_the_board_holds(tmp_path):
     """The oracle and the ceiling are graded on each cohort with an entry, not the last one."""
-    from icgbench.leaderboard.page import oracle_entries
+    from icgbench.leaderboard.references import oracle_entries
     from icgbench.leaderboard.store import load_board
     from leaderboard_helpers import submission_file
 

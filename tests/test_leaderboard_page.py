@@ -156,7 +156,7 @@ def test_the_ceiling_and_oracle_lines_are_graded_at_their_calibration_k(tmp_path
     """As docs/baselines.md grades them: structure at the K* of their calibration-cohort
     submission (its true edge count), not each cohort's own best K."""
     from icgbench.api.tables import load_table
-    from icgbench.leaderboard.page import oracle_entries
+    from icgbench.leaderboard.references import oracle_entries
 
     folder, _ = _render(tmp_path_factory, ("random",), ("linear_lowhet", "nonlinear_obs"))
     lines = oracle_entries(read_entries(folder))

@@ -340,7 +340,8 @@ def _plots_from_board(args: argparse.Namespace) -> int:
     from icgbench.bench.plots import board_figures
     from icgbench.bench.ranking_figures import ranking_figures
     from icgbench.leaderboard.files import board_folder
-    from icgbench.leaderboard.page import FIGURE_MODELS, oracle_entries
+    from icgbench.leaderboard.page import FIGURE_MODELS
+    from icgbench.leaderboard.references import oracle_entries
     from icgbench.leaderboard.store import load_board
 
     entries = load_board(board_folder(args.board), new_tier=None).entries

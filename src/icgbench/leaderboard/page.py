@@ -7,7 +7,8 @@ the figures (as data URIs) are inside each HTML file, and the submissions the pa
 are copied beside them, so the folder works from ``file://``. Reference lines: ``random``
 (an entry, the floor, when it is the registry's model at a version the trusted code
 produces: :func:`.names.is_floor`) and the registry's models flagged ``oracle``
-(``ceiling``, ``oracle``: scored on the fly from the truth when the release is available).
+(``ceiling``, ``oracle``: :mod:`.references`, shipped for the full tier, else scored on
+the fly from the truth when the release is available).
 A name on the board alone never makes a reference
 line.
 
@@ -21,7 +22,6 @@ only as data URIs, and nothing fetched from anywhere.
 from __future__ import annotations
 
 import base64
-import functools
 import hashlib
 import statistics
 from collections.abc import Callable
@@ -33,14 +33,15 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-from icgbench.errors import InvalidInputError, UsageError, UserError
+from icgbench.errors import InvalidInputError, UsageError
 from icgbench.generator import get_variant
 from icgbench.io import untrusted
 from icgbench.io.atomic import ensure_writable_dir, write_bytes, write_text
-from icgbench.leaderboard.entry import SCHEMA_VERSION, LeaderboardEntry, headline_scores
+from icgbench.leaderboard.entry import LeaderboardEntry
 from icgbench.leaderboard.files import SEALED_BOARD, board_folder, inside
-from icgbench.leaderboard.names import is_floor, truth_readers
+from icgbench.leaderboard.names import is_floor
 from icgbench.leaderboard.ranking import floors_of, group_label, rank_category, rank_overall
+from icgbench.leaderboard.references import oracle_entries
 from icgbench.leaderboard.store import JSON_NAME, load_board
 from icgbench.leaderboard.uncertainty import interval
 from icgbench.release.tiers import SEALED_NAME
@@ -73,67 +74,6 @@ class Page:
     entries: int
     oracle_rows: int
     pages: dict[str, str]
-
-
-@functools.lru_cache(maxsize=128)
-def _truth_reader_reports(variant: str, seed: int, tier: str, fingerprint: str,
-                          k: tuple[tuple[str, int | None], ...]) -> tuple[dict, ...]:
-    """The ceiling's and the oracle's reports on one cohort, graded once per process for
-    each release content (``fingerprint`` names it): a page and its figures both draw the
-    reference lines, and one grading takes about a third of a second per cohort."""
-    from icgbench.models import CohortData, get_model
-    from icgbench.scorer import score
-
-    data = CohortData.load(variant, seed, tier)
-    ks = dict(k)
-    out = []
-    for name in truth_readers():
-        model = get_model(name)
-        model.fit(data)
-        out.append(score(model.submission(data), structure_k=ks.get(name)).document)
-    return tuple(out)
-
-
-def oracle_entries(entries: list[LeaderboardEntry]) -> list[LeaderboardEntry]:
-    """The ceiling and the oracle scored on every cohort the board holds (empty without
-    the release), graded as every model is: structure at the K* of their calibration-cohort
-    submission (docs/baselines.md grades them the same way)."""
-    from icgbench.api.tables import tier_descriptor
-    from icgbench.tasks.graph_metrics import best_k
-
-    def reports(variant: str, seed: int, tier: str, k: dict[str, int | None]) -> list[dict]:
-        return list(_truth_reader_reports(variant, seed, tier, tier_descriptor(tier).fingerprint(),
-                                          tuple(sorted(k.items()))))
-
-    out = []
-    fingerprints: dict[tuple[str, int], set[str]] = {}
-    for e in entries:
-        fingerprints.setdefault((e.variant_name, e.seed), set()).add(e.release_fingerprint)
-    k_stars: dict[str, dict[str, int | None]] = {}
-    for (variant, seed), wanted in sorted(fingerprints.items()):
-        for tier in ("full", "small"):
-            try:
-                if tier not in k_stars:
-                    calibration = tier_descriptor(tier).calibration_cohort
-                    k_stars[tier] = {
-                        r["model"]["name"]: best_k(r["tasks"]["structure_recovery"]
-                                                   ["details"]["curve"])
-                        for r in reports(*calibration, tier, {})}
-                graded = reports(variant, seed, tier, k_stars[tier])
-            except UserError:
-                continue
-            if graded[0]["release_fingerprint"] not in wanted:
-                continue
-            out += [LeaderboardEntry(
-                schema_version=SCHEMA_VERSION, submitted_at="", tier=tier,
-                variant_name=variant, variant_hash=report["variant_hash"],
-                model_name=report["model"]["name"],
-                package_version=report["model"]["version"], scores=headline_scores(report),
-                notes="reads the truth", seed=seed, data_version=report["data_version"],
-                release_fingerprint=report["release_fingerprint"], submission_path="",
-                submission_sha256="") for report in graded]
-            break
-    return out
 
 
 #: Metrics that count things (edges, K): shown as whole numbers, or to one decimal as means.
