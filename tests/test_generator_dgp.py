@@ -321,3 +321,33 @@ def test_the_target_site_proxy_calibration_is_the_same_in_every_block():
         np.testing.assert_allclose(other, maps[0], rtol=1e-9, atol=1e-12)
     first = [sample_population(v, 4, "target_test", 50, block=b).host[0] for b in range(2)]
     assert not np.array_equal(*first)  # while every block holds other subjects
+
+
+def test_every_variant_simulates_its_committed_small_cohort() -> None:
+    """The fast suite's share of the drift check: each variant's small-tier cohort,
+    simulated now, has the content digest the committed descriptor gives every table of
+    the DGP (the files' bytes and the panel's table are `make test-drift`'s, through
+    `freeze --check`). Any change to the generator's output, in any variant's code path,
+    fails here in about two seconds."""
+    from pathlib import Path
+
+    from icgbench import contract
+    from icgbench.release import encode
+    from icgbench.release.descriptor import load_descriptor
+    from icgbench.release.tiers import TIERS
+
+    tier = TIERS["small"]
+    root = Path(__file__).resolve().parents[1]
+    committed = {(r.variant, r.seed, r.table): r.content_digest
+                 for r in load_descriptor(root / tier.descriptor_path).resources
+                 if r.format == "parquet"}
+    checked = 0
+    for variant in all_variants():
+        for seed in tier.seeds:
+            simulated = simulate(variant, seed, sizes=dict(tier.sizes), months=tier.months)
+            for table, data in simulated.tables.items():
+                schema = contract.table_schema(table)
+                digest = encode.content_digest(encode.conform(data, schema, table), schema)
+                assert digest == committed[(variant.name, seed, table)], (variant.name, table)
+                checked += 1
+    assert checked == len([k for k in committed if k[2] != "model_free_scores"])
