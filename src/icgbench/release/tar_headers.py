@@ -10,7 +10,7 @@ sparse member, before tarfile reads the archive at all. It steps from header to 
 tarfile does (a pax ``size`` record moves the next header; only a regular or unknown
 member's data is skipped), so the two read the same headers; where the walk cannot read a
 header, tarfile stops there too and says what is wrong. The cost is a second
-decompression of the archive (``benchmarks/bench_archive.py`` times it).
+decompression of the archive (``benchmarks/bench_archive.py`` prints its share).
 """
 
 from __future__ import annotations
