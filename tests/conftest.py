@@ -164,6 +164,7 @@ def no_board_figures(monkeypatch) -> None:
     board's page. For modules that read a page's tables, links and files, never
     its figures (``pytestmark = pytest.mark.usefixtures("no_board_figures")``); the figures
     are drawn and checked in test_figure_colors and test_leaderboard_page."""
-    from icgbench.bench import plots
+    from icgbench.bench import plots, ranking_figures
 
     monkeypatch.setattr(plots, "board_figures", lambda *args, **kwargs: [])
+    monkeypatch.setattr(ranking_figures, "ranking_figures", lambda *args, **kwargs: [])
