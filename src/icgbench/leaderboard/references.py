@@ -1,7 +1,7 @@
 """The page's reference lines: the ceiling and the oracle graded on every cohort of a board.
 
 They read the truth, so they are never entries: :func:`oracle_entries` grades them on the
-fly (about a quarter of a second per cohort), as every model is graded, structure at the
+fly, as every model is graded, structure at the
 K* of their calibration-cohort submission. For the full tier, whose board holds hundreds
 of cohorts, the grades ship with the package (``reference_lines.json``, rewritten by
 ``python -m icgbench.leaderboard.references``): a row is used only where its cohort's
@@ -115,6 +115,8 @@ def _graded(cohorts: dict[Cohort, set[str]]) -> list[LeaderboardEntry]:
     for (variant, seed), wanted in sorted(cohorts.items()):
         for tier in ("full", "small"):
             try:
+                if tier_descriptor(tier).fingerprint() not in wanted:
+                    continue  # another release: nothing to grade there
                 if tier not in k_stars:
                     calibration = tier_descriptor(tier).calibration_cohort
                     k_stars[tier] = {
