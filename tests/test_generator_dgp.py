@@ -345,7 +345,7 @@ def test_every_variant_simulates_its_committed_small_cohort() -> None:
     simulated now, has the content digest the committed descriptor gives every table of
     the DGP (the files' bytes and the panel's table are `make test-drift`'s, through
     `freeze --check`). Any change to the generator's output, in any variant's code path,
-    fails here in about two seconds."""
+    fails here."""
     from pathlib import Path
 
     from icgbench import contract
