@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -344,13 +345,30 @@ def test_a_csv_file_promising_other_rows_than_its_parquet_twin_fails(mini, capsy
     assert f"FAIL {name}" in capsys.readouterr().out
 
 
-def test_verify_on_threads_finds_what_one_thread_finds(mini):
-    """The threaded path runs only for releases over PARALLEL_BYTES unless asked for."""
-    assert verify(mini, threads=2).ok
-    victim = mini.base / mini.resources[0].path
-    victim.write_bytes(b"garbage")
-    one, two = verify(mini, threads=1), verify(mini, threads=2)
+def test_verify_on_forked_workers_finds_what_one_process_finds(mini, tmp_path, monkeypatch):
+    """Spans of files are checked in other processes, and a file whose bytes differ comes
+    back to this one for its key checks: the verdict is the one-process verdict."""
+    from icgbench.release import verify as module
+
+    pids = tmp_path / "pids"
+    checked = module._check_file
+
+    def recording(*args):
+        with pids.open("a") as out:
+            out.write(f"{os.getpid()}\n")
+        return checked(*args)
+
+    monkeypatch.setattr(module, "_check_file", recording)  # the forked workers inherit it
+    assert verify(mini, workers=2).ok
+    seen = pids.read_text().split()
+    assert len(seen) == len(mini.resources) and str(os.getpid()) not in seen
+    rewritten = next(x for x in mini.resources if x.name.endswith(".s0.subjects.parquet"))
+    path = mini.base / rewritten.path
+    pq.write_table(pq.read_table(path), path, compression="snappy")  # another writer
+    (mini.base / mini.resources[-1].path).write_bytes(b"garbage")
+    one, two = verify(mini, workers=1), verify(mini, workers=2)
     assert not two.ok and [str(p) for p in two.problems] == [str(p) for p in one.problems]
+    assert two.content_verified == one.content_verified == [rewritten.name]
 
 
 def test_cli_verify_exit_codes_and_json(mini, capsys):

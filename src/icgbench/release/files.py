@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 import re
 import zlib
 from typing import Any
@@ -52,7 +53,7 @@ def read_resource(d: Descriptor, r: Resource) -> bytes:
     InputProblem for an unsafe path, a file that is not regular or one far too large."""
     if not safe_relative(r.path):
         raise untrusted.InputProblem(f"unsafe path {untrusted.shown(r.path)!r}", "type")
-    path = d.base / r.path
+    path = os.path.join(d.base, r.path)
     try:
         return untrusted.read_regular(path, size_bound(r))
     except untrusted.InputProblem as problem:

@@ -10,9 +10,11 @@ their hashes (or CSV-text digests) prove.
 
 from __future__ import annotations
 
+import multiprocessing as mp
 import os
+import sys
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -73,6 +75,8 @@ def summarize(column: pa.ChunkedArray | pa.Array) -> ColumnSummary:
     return ColumnSummary(column.null_count, mm["min"].as_py(), mm["max"].as_py())
 
 
+_NOTHING = ColumnSummary(0, None, None)
+
 BOUND_KEYS = {"required", "minimum", "maximum", "exclusiveMinimum"}
 
 
@@ -86,27 +90,25 @@ def parquet_summaries(metadata: pq.FileMetaData, wanted: set[str]) -> dict[str, 
 
     Columns without complete statistics are left out (the caller decodes them).
     """
-    out: dict[str, ColumnSummary] = {}
-    names = [metadata.schema.column(i).name for i in range(metadata.num_columns)]
-    for i, name in enumerate(names):
-        if name not in wanted:
-            continue
-        nulls, lo, hi, complete = 0, None, None, True
-        for g in range(metadata.num_row_groups):
-            stats = metadata.row_group(g).column(i).statistics
+    names = metadata.schema.names
+    columns = [i for i, name in enumerate(names) if name in wanted]
+    found: dict[int, list] = {i: [0, None, None] for i in columns}
+    for g in range(metadata.num_row_groups):
+        group = metadata.row_group(g)
+        for i in list(found):
+            stats = group.column(i).statistics
             if stats is None or not stats.has_null_count:
-                complete = False
-                break
-            nulls += stats.null_count
+                del found[i]
+                continue
+            acc = found[i]
+            acc[0] += stats.null_count
             if stats.has_min_max:
-                lo = stats.min if lo is None else min(lo, stats.min)
-                hi = stats.max if hi is None else max(hi, stats.max)
-            elif metadata.row_group(g).num_rows != stats.null_count:
-                complete = False
-                break
-        if complete:
-            out[name] = ColumnSummary(nulls, lo, hi)
-    return out
+                lo, hi = stats.min, stats.max
+                acc[1] = lo if acc[1] is None else min(acc[1], lo)
+                acc[2] = hi if acc[2] is None else max(acc[2], hi)
+            elif group.num_rows != stats.null_count:
+                del found[i]
+    return {names[i]: ColumnSummary(*acc) for i, acc in found.items()}
 
 
 def decoded_columns(schema: dict[str, Any]) -> list[str]:
@@ -131,7 +133,9 @@ def field_problems(values: dict[str, pa.ChunkedArray], summaries: dict[str, Colu
     out = []
     for f in schema["fields"]:
         name, c = f["name"], f.get("constraints", {})
-        summary = summaries.get(name, ColumnSummary(0, None, None))
+        if not c and name not in values:
+            continue
+        summary = summaries.get(name, _NOTHING)
         if c.get("required") and summary.null_count:
             out.append(f"field {name!r} is required but has {summary.null_count} null(s)")
         if f["type"] in ("integer", "number") and summary.minimum is not None:
@@ -222,23 +226,53 @@ def foreign_key_problems(table: dict[str, pa.ChunkedArray], schema: dict[str, An
     return out
 
 
-def _parquet_for_checks(data: bytes, schema: dict[str, Any], deep: bool
+class _FooterSchemas:
+    """Parquet schemas already found to match a table's columns and types.
+
+    Without a stored Arrow schema in its key-value metadata (release files hold none), a
+    footer's Arrow schema is a function of its Parquet schema alone, so one whose Parquet
+    schema equals a schema seen before passes the same checks; comparing two Parquet schemas
+    costs far less than converting one. A footer with key-value metadata is always converted.
+    """
+
+    def __init__(self) -> None:
+        self._seen: dict[tuple[str, ...], list[tuple[pq.ParquetSchema, pa.Schema]]] = {}
+
+    def arrow(self, metadata: pq.FileMetaData, schema: dict[str, Any]) -> pa.Schema:
+        """The footer's Arrow schema, after checking its columns and types against
+        ``schema``; ValueError naming the first column that differs."""
+        names = tuple(f["name"] for f in schema["fields"])
+        types = tuple(f["type"] for f in schema["fields"])
+        seen = self._seen.setdefault(names + types, [])
+        parquet, plain = metadata.schema, metadata.metadata is None
+        for known, arrow in seen if plain else ():
+            if parquet.equals(known):
+                return arrow
+        arrow = parquet.to_arrow_schema()
+        if arrow.names != list(names):
+            raise ValueError(f"columns {arrow.names} do not match the Table Schema "
+                             f"{list(names)}")
+        for name, kind in zip(names, types, strict=True):
+            expected = encode.ARROW_TYPES[kind]
+            actual = arrow.field(name).type
+            if pa.types.is_dictionary(actual):
+                actual = actual.value_type
+            if actual != expected:
+                raise ValueError(f"column {name!r} has type {actual}, expected {expected}")
+        if plain and len(seen) < 4:
+            seen.append((parquet, arrow))
+        return arrow
+
+
+def _parquet_for_checks(data: bytes, schema: dict[str, Any], deep: bool,
+                        footers: _FooterSchemas | None = None
                         ) -> tuple[dict[str, pa.ChunkedArray], dict[str, ColumnSummary], int]:
     """Footer statistics for every column; with ``deep``, also decode the columns that
     value checks (enum, pattern, unique, keys) need."""
     names = [f["name"] for f in schema["fields"]]
-    metadata = pq.read_metadata(encode.parquet_source(data))
-    arrow = metadata.schema.to_arrow_schema()
-    if arrow.names != names:
-        raise ValueError(f"columns {arrow.names} do not match the Table Schema {names}")
-    for f in schema["fields"]:
-        expected = encode.ARROW_TYPES[f["type"]]
-        actual = arrow.field(f["name"]).type
-        if pa.types.is_dictionary(actual):
-            actual = actual.value_type
-        if actual != expected:
-            raise ValueError(f"column {f['name']!r} has type {actual}, "
-                             f"expected {expected}")
+    # the footer is read synchronously on this thread, so Python-owned bytes are safe here
+    metadata = pq.read_metadata(pa.BufferReader(data))
+    arrow = (footers or _FooterSchemas()).arrow(metadata, schema)
     wanted = bounded_columns(schema)
     summaries = parquet_summaries(metadata, wanted)
     need = (decoded_columns(schema) if deep else []) + [n for n in wanted
@@ -269,17 +303,17 @@ class _FileResult:
 
 
 def _check_file(descriptor: Descriptor, r: Resource, schema: dict[str, Any],
-                check_data: bool, deep: bool) -> _FileResult:
+                check_data: bool, deep: bool, footers: _FooterSchemas) -> _FileResult:
     """Every check of one resource that needs no other resource."""
-    path = descriptor.base / r.path
     try:
         data = read_resource(descriptor, r)
     except FileNotFoundError:
-        return _FileResult([Problem(r.name, f"missing file {path}")])
+        return _FileResult([Problem(r.name, f"missing file {descriptor.base / r.path}")])
     except untrusted.InputProblem as problem:
         return _FileResult([Problem(r.name, str(problem))])
     except OSError as exc:
-        return _FileResult([Problem(r.name, f"cannot read {path}: {exc.strerror}")])
+        return _FileResult([Problem(r.name, f"cannot read {descriptor.base / r.path}: "
+                                    f"{exc.strerror}")])
     if not schema_matches(schema, r.table, r.variant, r.seed, r.format):
         return _FileResult([Problem(r.name, "inline schema differs from the published Table "
                                     f"Schema schemas/tables/{r.table}.json")])
@@ -292,7 +326,8 @@ def _check_file(descriptor: Descriptor, r: Resource, schema: dict[str, Any],
         result.content_verified = result.deep = True
     if check_data and r.format == "parquet":
         try:
-            columns, summaries, rows = _parquet_for_checks(data, schema, result.deep)
+            columns, summaries, rows = _parquet_for_checks(data, schema, result.deep,
+                                                           footers)
         except Exception as exc:  # a corrupt file is a finding, not a crash
             return _FileResult([Problem(r.name, f"unreadable Parquet: {exc}")])
         if rows != r.rows:
@@ -303,8 +338,78 @@ def _check_file(descriptor: Descriptor, r: Resource, schema: dict[str, Any],
     return result
 
 
+def _cpus() -> int:
+    """CPUs this process may run on (at most 8)."""
+    try:
+        return min(8, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not Linux
+        return min(8, os.cpu_count() or 1)
+
+
+def _forks() -> bool:
+    """True where worker processes may be forked: Linux (macOS forks unsafely, Windows not
+    at all, and a spawned worker would parse the whole descriptor again)."""
+    return sys.platform.startswith("linux") and "fork" in mp.get_all_start_methods()
+
+
+#: What forked workers check: set in the parent before the fork, inherited, never pickled.
+_FORKED: tuple[Descriptor, dict[str, Any], bool] | None = None
+
+
+def _check_span(start: int, stop: int) -> list[tuple[int, _FileResult]]:
+    """In a forked worker: check resources ``start:stop`` and return the findings, by index
+    (a file whose bytes differ comes back marked ``deep``; its columns are decoded later)."""
+    assert _FORKED is not None
+    descriptor, raw, check_data = _FORKED
+    footers = _FooterSchemas()
+    out = []
+    for i, r in enumerate(descriptor.resources[start:stop], start):
+        res = _check_file(descriptor, r, raw[r.name], check_data, False, footers)
+        if res.problems or res.content_verified or res.deep:
+            out.append((i, _FileResult(res.problems, res.content_verified, deep=res.deep)))
+    return out
+
+
+def _check_forked(descriptor: Descriptor, raw: dict[str, Any], check_data: bool,
+                  workers: int, label: str) -> list[_FileResult]:
+    """:func:`_check_file` over every resource, in spans, on ``workers`` forked processes."""
+    global _FORKED
+    n = len(descriptor.resources)
+    step = max(1, -(-n // (workers * 16)))
+    spans = [(i, min(n, i + step)) for i in range(0, n, step)]
+    results = [_FileResult([]) for _ in range(n)]
+    _FORKED = (descriptor, raw, check_data)
+    try:
+        with ProcessPoolExecutor(max_workers=workers,
+                                 mp_context=mp.get_context("fork")) as pool:
+            futures = [pool.submit(_check_span, *span) for span in spans]
+            for _span, future in track(zip(spans, futures, strict=True), len(spans),
+                                               label):
+                for i, res in future.result():
+                    results[i] = res
+    finally:
+        _FORKED = None
+    return results
+
+
+def _needing_columns(resources: list[Resource], raw: dict[str, Any],
+                     results: list[_FileResult]) -> list[int]:
+    """Indices to check again in this process: files whose bytes differ (their key checks
+    need decoded columns) and the files their foreign keys reference."""
+    index = {r.name: i for i, r in enumerate(resources)}
+    out: set[int] = set()
+    for i, res in enumerate(results):
+        if res.deep:
+            out.add(i)
+            for fk in raw[resources[i].name].get("foreignKeys", []):
+                target = index.get(fk["reference"]["resource"])
+                if target is not None:
+                    out.add(target)
+    return sorted(out)
+
+
 def verify(descriptor: Descriptor, check_data: bool = True, deep: bool = False,
-           threads: int | None = None) -> Verdict:
+           workers: int | None = None) -> Verdict:
     """Check every resource of ``descriptor``; never raises for bad files.
 
     Always: each file's bytes and SHA-256 (or, where the bytes differ, its content), each
@@ -312,23 +417,29 @@ def verify(descriptor: Descriptor, check_data: bool = True, deep: bool = False,
     every column's type, nulls and bounds and each table's row count. ``deep`` adds the
     value-level constraints (enum, pattern, unique, primary and foreign keys), which must
     decode the key and category columns; a file whose bytes differ is always checked deep.
-    Files are checked on ``threads`` threads (default: one per CPU); hashing and decoding
-    release the GIL.
+
+    A release over :data:`PARALLEL_BYTES` is checked on ``workers`` processes (default: one
+    per CPU) where the system forks (Linux), except with ``deep``, whose key checks need
+    every file's decoded columns in one process. Processes, not threads: most release files
+    are a few kilobytes, and per-file Python work holds the GIL longer than hashing frees it.
     """
     raw = {r["name"]: r["schema"] for r in descriptor.document["resources"]}
     resources = descriptor.resources
-    if threads is None:  # threads pay off once files are large enough to hash in parallel
+    if workers is None:
         large = sum(r.bytes for r in resources) > PARALLEL_BYTES
-        threads = min(8, os.cpu_count() or 1) if large else 1
+        workers = _cpus() if large and not deep and _forks() else 1
     label = f"verifying the {descriptor.tier} tier"
-    if threads == 1:
-        results = [_check_file(descriptor, r, raw[r.name], check_data, deep)
-                   for r in track(resources, len(resources), label)]
+    if workers > 1:
+        results = _check_forked(descriptor, raw, check_data, workers, label)
+        again = _needing_columns(resources, raw, results)
+        footers = _FooterSchemas()
+        for i in again:
+            results[i] = _check_file(descriptor, resources[i], raw[resources[i].name],
+                                     check_data, deep, footers)
     else:
-        with ThreadPoolExecutor(max_workers=threads) as pool:
-            futures = [pool.submit(_check_file, descriptor, r, raw[r.name], check_data, deep)
-                       for r in resources]
-            results = list(track((f.result() for f in futures), len(futures), label))
+        footers = _FooterSchemas()
+        results = [_check_file(descriptor, r, raw[r.name], check_data, deep, footers)
+                   for r in track(resources, len(resources), label)]
     problems = [p for res in results for p in res.problems] + twin_problems(resources)
     content_verified = [r.name for r, res in zip(resources, results, strict=True)
                         if res.content_verified]
