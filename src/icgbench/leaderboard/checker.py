@@ -15,6 +15,7 @@ read from the scorer, never restated.
 
 from __future__ import annotations
 
+import copy
 import json
 import logging
 import re
@@ -55,14 +56,23 @@ def id_runs(ids: list[str]) -> list[list[Any]]:
     return runs
 
 
+#: Each tier's facts by what names them: the descriptor's path, version and fingerprint (a
+#: SHA-256 over every resource's content digest, so over the truth read below).
+_FACTS: dict[tuple[str, str, str, str], dict[str, Any]] = {}
+
+
 def _tier_facts(tier: str) -> dict[str, Any] | None:
-    """One tier's version, seeds per variant and held-out ids (None: not in this release)."""
+    """One tier's version, seeds per variant and held-out ids (None: not in this release);
+    computed once per descriptor content (reading the truth is about a second a page)."""
     from icgbench.api.tables import tier_descriptor
     from icgbench.scorer.truth import public_truth
 
     cohorts: dict[str, dict[str, Any]] = {}
     try:
         d = tier_descriptor(tier)
+        key = (tier, str(d.path), d.version, d.fingerprint())
+        if key in _FACTS:
+            return copy.deepcopy(_FACTS[key])
         for c in d.cohorts():
             ids = public_truth(d, c["variant"], c["seed"]).truth.ids
             cohorts.setdefault(c["variant"], {})[str(c["seed"])] = {
@@ -73,8 +83,9 @@ def _tier_facts(tier: str) -> dict[str, Any] | None:
     except (InvalidInputError, OSError) as exc:  # its files are not all here
         log.warning("the check page leaves out the %s tier: %s", tier, exc)
         return None
-    return {"version": d.version, "compatible": list(d.compatible_versions),
-            "cohorts": cohorts}
+    _FACTS[key] = {"version": d.version, "compatible": list(d.compatible_versions),
+                   "cohorts": cohorts}
+    return copy.deepcopy(_FACTS[key])
 
 
 def checker_facts() -> dict[str, Any]:
