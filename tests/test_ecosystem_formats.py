@@ -44,6 +44,8 @@ ROOT = Path(__file__).resolve().parents[1]
 DESCRIPTORS = {"small": ROOT / "datapackage.json",
                "full": ROOT / "datasets" / "full" / "datapackage.json"}
 TIERS = sorted(DESCRIPTORS)
+#: The full tier's cases check the same code on a 29.5 MB descriptor: slow (`make test-slow`).
+TIER_CASES = [t if t == "small" else pytest.param(t, marks=pytest.mark.slow) for t in TIERS]
 
 
 def _descriptor(tier: str) -> Descriptor:
@@ -69,7 +71,7 @@ def _front_matter(text: str) -> dict:
 # --- the committed files and the generator --------------------------------------------------
 
 
-@pytest.mark.parametrize("tier", TIERS)
+@pytest.mark.parametrize("tier", TIER_CASES)
 def test_committed_descriptions_are_what_the_descriptor_gives(tier):
     d = _descriptor(tier)
     for path, text in render(d).items():
@@ -115,7 +117,7 @@ def test_a_resource_outside_the_release_layout_is_refused(tmp_path):
 # --- Croissant ----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("tier", TIERS)
+@pytest.mark.parametrize("tier", TIER_CASES)
 def test_croissant_describes_the_dataset_from_its_descriptor(tier):
     d = _descriptor(tier)
     doc = json.loads((d.base / "croissant.json").read_text())
@@ -132,7 +134,7 @@ def test_croissant_describes_the_dataset_from_its_descriptor(tier):
     assert "simulated" in doc["rai:dataCollection"]
 
 
-@pytest.mark.parametrize("tier", TIERS)
+@pytest.mark.parametrize("tier", TIER_CASES)
 def test_croissant_lists_every_file_with_its_size_and_sha256(tier):
     d = _descriptor(tier)
     doc = json.loads((d.base / "croissant.json").read_text())
@@ -150,7 +152,7 @@ def test_croissant_lists_every_file_with_its_size_and_sha256(tier):
             assert o["sameAs"] == [r.name.removesuffix(".csv") + ".parquet"]
 
 
-@pytest.mark.parametrize("tier", TIERS)
+@pytest.mark.parametrize("tier", TIER_CASES)
 def test_croissant_has_one_record_set_per_table_typed_from_its_table_schema(tier):
     d = _descriptor(tier)
     doc = json.loads((d.base / "croissant.json").read_text())
@@ -174,7 +176,7 @@ def test_croissant_has_one_record_set_per_table_typed_from_its_table_schema(tier
         assert "Synthetic" in rs["description"]
 
 
-@pytest.mark.parametrize("tier", TIERS)
+@pytest.mark.parametrize("tier", TIER_CASES)
 def test_croissant_file_sets_match_exactly_their_tables_files(tier, request):
     root = ROOT if tier == "small" else request.getfixturevalue("full_tier_root")
     d = load_descriptor(root / DESCRIPTORS[tier].relative_to(ROOT))
@@ -341,7 +343,7 @@ def test_mlcroissant_is_required_and_documented_with_its_parquet_extra():
 # --- the Hugging Face dataset card ------------------------------------------------------------
 
 
-@pytest.mark.parametrize("tier", TIERS)
+@pytest.mark.parametrize("tier", TIER_CASES)
 def test_the_card_configs_cover_every_table_and_cohort(tier):
     d = _descriptor(tier)
     folder = ROOT / card_folder(d)
@@ -388,7 +390,7 @@ def test_the_binary_labels_are_the_outcome_columns():
     assert BINARY_NAMES == ("no", "yes")
 
 
-@pytest.mark.parametrize("tier", TIERS)
+@pytest.mark.parametrize("tier", TIER_CASES)
 def test_the_card_text_says_what_the_release_is(tier):
     d = _descriptor(tier)
     folder = ROOT / card_folder(d)
@@ -482,7 +484,7 @@ def test_datasets_loads_the_small_tier_offline(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("tier", TIERS)
+@pytest.mark.parametrize("tier", TIER_CASES)
 def test_datasets_loads_every_config_of_a_tier_offline(tier, tmp_path, request):
     root = ROOT if tier == "small" else request.getfixturevalue("full_tier_root")
     d = load_descriptor(root / DESCRIPTORS[tier].relative_to(ROOT))
@@ -507,7 +509,7 @@ def _tier_query(marker: str, tier: str) -> str:
     return query.replace("'datasets/full/", f"'{card_folder(_descriptor(tier))}/")
 
 
-@pytest.mark.parametrize("tier", TIERS)
+@pytest.mark.parametrize("tier", TIER_CASES)
 def test_the_documented_duckdb_query_gives_every_cohorts_event_rate(tier, request,
                                                                     monkeypatch):
     import duckdb
@@ -530,7 +532,7 @@ def test_the_documented_duckdb_query_gives_every_cohorts_event_rate(tier, reques
     assert int(re.search(documented, text).group(1)) == len(rows)
 
 
-@pytest.mark.parametrize("tier", TIERS)
+@pytest.mark.parametrize("tier", TIER_CASES)
 def test_the_documented_duckdb_join_matches_pyarrow(tier, request, monkeypatch):
     import duckdb
 
