@@ -179,6 +179,26 @@ def test_the_public_halfs_overall_is_the_mean_of_the_categories_it_shows(at_rele
     assert private["overall"] == pytest.approx(sum(every) / len(CATEGORIES))
 
 
+def test_a_task_is_withheld_whole_only_when_nothing_it_is_ranked_on_is_public():
+    """Kills withheld-any-not-all: interventions has public metrics beside its cohort-level
+    ones; it is withheld whole because its normalized parts are all cohort-level, and would
+    be shown were one of them public or were it ranked on no normalized part."""
+    from dataclasses import replace
+
+    from icgbench.tasks import TASKS
+    from icgbench.tasks.base import Normalized
+    from icgbench.tasks.withheld import cohort_level, fully_withheld
+
+    task = TASKS["intervention_conformity"]
+    public = [m.name for m in task.metrics if m.name not in cohort_level(task)]
+    assert cohort_level(task) and public and fully_withheld(task)
+    assert not fully_withheld(replace(task, normalized=(Normalized(public[0]),)))
+    assert not fully_withheld(replace(task, normalized=()))
+    everything = replace(task, normalized=(), metrics=tuple(
+        replace(m, cohort_level=True) for m in task.metrics))
+    assert fully_withheld(everything)
+
+
 def test_the_cohorts_shares_of_a_public_half_overall_average_to_it():
     """Kills normalized-contributions-divide-by-all: the board's intervals and paired tests
     use each cohort's share of ``overall``; their mean is ``overall`` also when it averages
