@@ -85,21 +85,23 @@ def test_committed_descriptions_are_what_the_descriptor_gives(tier):
 
 
 def test_writing_is_deterministic_atomic_and_leaves_nothing_behind(tmp_path):
-    home = tmp_path / "datasets" / "full"
-    home.mkdir(parents=True)
-    (home / "datapackage.json").write_bytes(DESCRIPTORS["full"].read_bytes())
-    written = write_tier_descriptions(home / "datapackage.json")
-    assert sorted(p.name for p in written) == ["README.md", "croissant.json"]
-    first = {p.name: p.read_bytes() for p in written}
-    assert first == {p.name: (ROOT / "datasets" / "full" / p.name).read_bytes()
-                     for p in written}
-    assert stale_descriptions(home / "datapackage.json") == []
-    write_tier_descriptions(home / "datapackage.json")
-    assert {p.name: p.read_bytes() for p in written} == first
-    assert sorted(p.name for p in home.iterdir()) == ["README.md", "croissant.json",
-                                                      "datapackage.json"]
-    (home / "README.md").write_text("edited by hand\n")
-    assert stale_descriptions(home / "datapackage.json") == [home / "README.md"]
+    """On a copy of the small tier's descriptor (the full tier's goes through the same
+    code): the files written are the committed ones, again on a second write, and nothing
+    else is left in the folder."""
+    (tmp_path / "datapackage.json").write_bytes(DESCRIPTORS["small"].read_bytes())
+    written = write_tier_descriptions(tmp_path / "datapackage.json")
+    names = ["croissant.json", "datasets/small/README.md"]
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in written) == names
+    first = {p.relative_to(tmp_path).as_posix(): p.read_bytes() for p in written}
+    assert first == {name: (ROOT / name).read_bytes() for name in names}
+    assert stale_descriptions(tmp_path / "datapackage.json") == []
+    write_tier_descriptions(tmp_path / "datapackage.json")
+    assert {p.relative_to(tmp_path).as_posix(): p.read_bytes() for p in written} == first
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*")
+                  if p.is_file()) == sorted([*names, "datapackage.json"])
+    readme = tmp_path / "datasets" / "small" / "README.md"
+    readme.write_text("edited by hand\n")
+    assert stale_descriptions(tmp_path / "datapackage.json") == [readme]
 
 
 def test_a_resource_outside_the_release_layout_is_refused(tmp_path):
