@@ -380,6 +380,12 @@ def test_cli_verify_exit_codes_and_json(mini, capsys):
     victim.write_bytes(b"garbage")
     assert main(["data", "verify", "--descriptor", str(mini.path)]) == 1
     assert "FAIL " + mini.resources[0].name in capsys.readouterr().out
+    verdicts = []
+    for jobs in ("1", "2"):
+        assert main(["data", "verify", "--descriptor", str(mini.path), "--jobs", jobs,
+                     "--json"]) == 1
+        verdicts.append(json.loads(capsys.readouterr().out))
+    assert verdicts[0] == verdicts[1] and verdicts[0]["problems"]
 
 
 # --- loading -----------------------------------------------------------------------------------

@@ -69,6 +69,10 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--deep", action="store_true",
                    help="also check value-level constraints (enum, pattern, unique, primary "
                    "and foreign keys) by decoding key and category columns")
+    p.add_argument("--jobs", type=positive_int, default=None,
+                   help="worker processes (default: one per CPU for a large release such as the "
+                   "full tier, one for the small tier; Linux only: elsewhere, and with "
+                   "--deep, files are checked in one)")
     p.add_argument("--json", action="store_true", help="print only a JSON verdict")
     p.add_argument("--publication", type=Path, default=None, metavar="DIR",
                    help="check the folder `data publish` wrote for the tier instead: every "
@@ -245,7 +249,7 @@ def run_verify(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     if args.publication is not None:
         return _verify_publication(args, d, start)
-    verdict = verify(d, deep=args.deep)
+    verdict = verify(d, deep=args.deep, workers=args.jobs)
     seconds = time.perf_counter() - start
     if args.json:
         print_json({"descriptor": str(d.path), "version": d.version, "tier": d.tier,

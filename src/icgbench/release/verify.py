@@ -418,18 +418,18 @@ def verify(descriptor: Descriptor, check_data: bool = True, deep: bool = False,
     value-level constraints (enum, pattern, unique, primary and foreign keys), which must
     decode the key and category columns; a file whose bytes differ is always checked deep.
 
-    A release over :data:`PARALLEL_BYTES` is checked on ``workers`` processes (default: one
-    per CPU) where the system forks (Linux), except with ``deep``, whose key checks need
-    every file's decoded columns in one process. Processes, not threads: most release files
+    Files are checked on ``workers`` processes (default: one per CPU for a release over
+    :data:`PARALLEL_BYTES`, else one) where the system forks (Linux); elsewhere, and with
+    ``deep``, whose key checks need every file's decoded columns in one process, in this
+    process. Processes, not threads: most release files
     are a few kilobytes, and per-file Python work holds the GIL longer than hashing frees it.
     """
     raw = {r["name"]: r["schema"] for r in descriptor.document["resources"]}
     resources = descriptor.resources
     if workers is None:
-        large = sum(r.bytes for r in resources) > PARALLEL_BYTES
-        workers = _cpus() if large and not deep and _forks() else 1
+        workers = _cpus() if sum(r.bytes for r in resources) > PARALLEL_BYTES else 1
     label = f"verifying the {descriptor.tier} tier"
-    if workers > 1:
+    if workers > 1 and not deep and _forks():
         results = _check_forked(descriptor, raw, check_data, workers, label)
         again = _needing_columns(resources, raw, results)
         footers = _FooterSchemas()
