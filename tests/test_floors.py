@@ -7,6 +7,10 @@ alone."""
 
 from __future__ import annotations
 
+import json
+import types
+from pathlib import Path
+
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -80,3 +84,23 @@ def test_the_chance_level_and_ties_follow_the_panels_order():
     assert chosen[("v", 1)] == {("latent_recovery", "r2_mean"): "y"}
     table = floors.table(rows[("v", 1)], {("latent_recovery", "r2_mean"): "gone"})
     assert table.column("floor").to_pylist() == [False, False, True]  # unknown -> chance
+
+
+def test_rewriting_the_choices_is_what_the_process_reads_next(tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch):
+    """Choices rewritten by ``write_choices`` (``python -m icgbench.model_free.shipped
+    --floors``) are what the same process reads next, not the cached old ones. The shipped
+    file is redirected to a temporary folder."""
+    monkeypatch.setattr(floors, "__file__", str(tmp_path / "floors.py"))
+    monkeypatch.setattr(floors, "resources", types.SimpleNamespace(files=lambda _: tmp_path))
+    old = {"v": {"latent_recovery/r2_mean": CHANCE}}
+    new = {"v": {"latent_recovery/r2_mean": ON_TRAIN}}
+    (tmp_path / floors.FLOOR_CHOICES).write_text(json.dumps(old), encoding="utf-8")
+    floors.shipped_choices.cache_clear()
+    try:
+        assert floors.shipped_choices() == old
+        assert floors.write_choices(new) == tmp_path / floors.FLOOR_CHOICES
+        assert floors.shipped_choices() == new
+        assert json.loads((tmp_path / floors.FLOOR_CHOICES).read_text()) == new
+    finally:
+        floors.shipped_choices.cache_clear()  # the next reader gets the real file again
