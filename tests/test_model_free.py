@@ -27,7 +27,7 @@ from icgbench.generator import get_variant
 from icgbench.generator.reference import frozen_cohorts
 from icgbench.model_free.answers import ANSWERS, STRUCTURE_ANSWERS, guesses, made
 from icgbench.model_free.donors import donors
-from icgbench.model_free.panel import CHANCE, ON_TRAIN, k_stars
+from icgbench.model_free.panel import CHANCE, DECIMALS, ON_TRAIN, chance_rows, k_stars
 from icgbench.models import CohortData
 
 #: Small-tier cohorts graded through the CLI: one with guesses (the fast suite's), one with
@@ -149,6 +149,22 @@ def test_graph_answers_are_graded_at_their_calibration_k_star():
     ks = k_stars((get_variant("linear_lowhet"), 0), donors)
     assert set(ks) == set(STRUCTURE_ANSWERS) and all(k > 0 for k in ks.values())
     assert set(table[table.task == "structure_recovery"].answer) >= set(STRUCTURE_ANSWERS)
+
+
+def test_the_chance_rows_are_each_metrics_chance_level_to_the_published_decimals():
+    """``chance``'s rows are each normalized metric's chance level on the cohort's truth,
+    to the panel's published precision (a floor chosen among the answers compares them
+    with the others' rows at that precision)."""
+    from icgbench.scorer.truth import load_truth
+    from icgbench.tasks import TASKS
+    from icgbench.tasks.normalized import chance_level
+
+    truth = load_truth(tier_descriptor("small"), "linear_lowhet", 0).truth
+    rows = chance_rows(truth)
+    assert rows and {r.answer for r in rows} == {CHANCE}
+    for r in rows:
+        exact = chance_level(TASKS[r.task], r.metric, truth)
+        assert r.value == pytest.approx(exact, abs=0.5 * 10.0 ** -DECIMALS), (r.task, r.metric)
 
 
 # --- the committed board and the full tier (make test-slow) -----------------------------
