@@ -168,3 +168,44 @@ def test_imputation_equals_pandas_fillna_and_leaves_its_input_alone(indicators):
     np.testing.assert_array_equal(got[:, :6], test.fillna(imputer.means).to_numpy())
     pd.testing.assert_frame_equal(test, before)
     assert not np.isnan(got).any()
+
+
+def test_the_boosted_stage_2_gives_the_probability_of_the_event():
+    """mbcnet_boosted's stage 2 answers the probability of the event, not of its absence:
+    on rows where a state raises the risk, it rises with the state, and it averages to
+    about the train event rate (a rare event: well under one half)."""
+    from icgbench.models.mbcnet_boosted import Logistic
+
+    rng = np.random.default_rng(np.random.SeedSequence(7))
+    z = rng.normal(size=(400, 3))
+    y = (rng.random(400) < 1 / (1 + np.exp(-(2.0 * z[:, 0] - 2.0)))).astype(float)
+    stage2 = Logistic().fit(z, y)
+    assert 0.05 < y.mean() < 0.4
+    assert stage2.proba(z).mean() == pytest.approx(y.mean(), abs=0.02)
+    low, high = stage2.proba(np.array([[-1.0, 0.0, 0.0], [1.0, 0.0, 0.0]]))
+    assert high > low
+
+
+def test_the_mechanism_layer_replays_visits_its_transitions_generated():
+    """Visits made by linear six-month transitions (every state on the states before, the
+    states earlier in the AOP's order and the exposure, no noise) are fitted exactly: run
+    from the month-0 states, the mechanism layer replays every state's trajectory, the
+    last state's too."""
+    from icgbench.contract.vocabulary import STATES
+    from icgbench.models.propagation import VisitDynamics
+
+    rng = np.random.default_rng(np.random.SeedSequence(11))
+    n, visits, k = 60, 4, len(STATES)
+    exog = rng.random((n, 2))
+    weights = [rng.uniform(0.0, 0.3, size=1 + k + j + exog.shape[1]) for j in range(k)]
+    trajectories = np.zeros((n, visits, k))
+    trajectories[:, 0] = rng.random((n, k))
+    for t in range(visits - 1):
+        for j in range(k):
+            row = np.column_stack([np.ones(n), trajectories[:, t], trajectories[:, t + 1, :j],
+                                   exog])
+            trajectories[:, t + 1, j] = row @ weights[j]
+    events = (rng.random(n) < 0.3).astype(float)
+    dynamics = VisitDynamics().fit(trajectories, exog, events)
+    replayed = dynamics.run(trajectories[:, 0], exog, visits, {})
+    np.testing.assert_allclose(replayed, trajectories, rtol=1e-8, atol=1e-10)
