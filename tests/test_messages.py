@@ -47,6 +47,20 @@ def test_a_boxed_scalar_is_told_to_unbox(field, value):
     assert "one-element array where a single value is expected: unbox scalars" in error
 
 
+@pytest.mark.parametrize(("field", "value", "expected"), [
+    ("seed", [0, 1], "/seed: [0,1] is not of type integer"),
+    ("tier", ["small", "full"], '/tier: ["small","full"] is not one of ["small",')],
+    ids=["seed", "tier"])
+def test_a_longer_array_for_a_scalar_is_not_told_to_unbox(field, value, expected):
+    """Unboxing fixes a one-element array only: several values where one is expected get
+    the schema's own error (the type, or the values allowed), not the unbox hint."""
+    doc = template()
+    doc[field] = value
+    (error,) = _errors(doc)
+    assert error.startswith(expected), error
+    assert "unbox" not in error
+
+
 def test_a_tier_mismatch_is_reported_against_the_tier():
     doc = template()
     doc["tier"] = "full"
