@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from icgbench.bench.baselines_doc import markdown
-from icgbench.bench.normalize import rankings
+from icgbench.bench.normalize import rankings, variant_overall
 from icgbench.bench.sweep import TIMINGS, summarize
 from icgbench.tasks.normalized import higher_is_better, parts_of_categories
 
@@ -105,3 +105,23 @@ def test_difficulty_tiers_keep_the_sweeps_cohort_order(per_seed):
     backwards = per_seed.sort_values("cohort", ascending=False, kind="stable")
     assert list(dict.fromkeys(difficulty_tiers(backwards).cohort)) == ["y", "x"]
     assert list(dict.fromkeys(difficulty_tiers(per_seed).cohort)) == ["x", "y"]
+
+
+def test_each_variants_table_shows_the_models_overall_on_that_variant(per_seed, tmp_path):
+    """``variant_overall`` keys a model's overall on one variant by (model, variant), and
+    the page's table of each variant shows it: c, with no latent or intervention block,
+    scores (1 + 1 + 1) / 5 on x and (1 + 0.5 + 1) / 5 on y."""
+    overall = variant_overall(per_seed)
+    assert set(overall) == {(m, v) for m, *_ in MODELS for v in ("x", "y")}
+    assert overall[("c", "x")] == pytest.approx(0.6)
+    assert overall[("c", "y")] == pytest.approx(0.5)
+    per_seed.to_csv(tmp_path / "per_seed.csv", index=False)
+    summarize(per_seed).to_csv(tmp_path / "summary.csv", index=False)
+    (tmp_path / "sweep.json").write_text(json.dumps(
+        {"cells": 10, "failed": 0, "tiers": ["small"], "icgbench_version": "test",
+         "calibrate_by": "shd", "cell_seconds_total": 600.0}))
+    lines = markdown(tmp_path).splitlines()
+    for variant, expected in (("x", "0.600"), ("y", "0.500")):
+        table = lines[lines.index(f"## `{variant}`"):]
+        row = next(line for line in table if line.startswith("| c |"))
+        assert row.endswith(f"| {expected} |"), (variant, row)
