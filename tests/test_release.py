@@ -371,6 +371,25 @@ def test_verify_on_forked_workers_finds_what_one_process_finds(mini, tmp_path, m
     assert two.content_verified == one.content_verified == [rewritten.name]
 
 
+def test_one_process_keeps_the_bytes_of_referenced_files_only(mini, monkeypatch):
+    """Bytes are kept for decoding a key column later only where a foreign key points."""
+    from icgbench.release import verify as module
+
+    kept, checked = {}, module._check_file
+
+    def recording(descriptor, r, *args):
+        res = checked(descriptor, r, *args)
+        kept[r.name] = res.data is not None
+        return res
+
+    monkeypatch.setattr(module, "_check_file", recording)
+    assert verify(mini, workers=1).ok
+    referenced = {fk["reference"]["resource"] for x in mini.document["resources"]
+                  for fk in x["schema"].get("foreignKeys", [])}
+    parquet = {n for n in referenced if n.endswith(".parquet")}
+    assert parquet and {n for n, k in kept.items() if k} == parquet
+
+
 def test_cli_verify_exit_codes_and_json(mini, capsys):
     assert main(["data", "verify", "--descriptor", str(mini.path), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)

@@ -31,6 +31,7 @@ from icgbench.release.files import csv_gz_digest
 from icgbench.release.verify import (
     ColumnSummary,
     bounded_columns,
+    counted_columns,
     decoded_columns,
     distinct_rows,
     field_problems,
@@ -139,6 +140,27 @@ def test_summaries_from_parquet_statistics_equal_decoded_ones():
     pq.write_table(table, buffer, row_group_size=2, write_statistics=["code"])
     no_stats = pq.read_metadata(io.BytesIO(buffer.getvalue()))
     assert parquet_summaries(no_stats, {"dose", "code"}) == {"code": ColumnSummary(0, 4, 7)}
+
+
+def test_columns_whose_bounds_nothing_checks_get_their_null_count_alone():
+    assert counted_columns(SCHEMA) == {"id", "arm", "code", "note"}
+    table = pa.table({"id": ["S2", None, "S1"], "dose": [3.0, None, -1.0]})
+    buffer = io.BytesIO()
+    pq.write_table(table, buffer)
+    metadata = pq.read_metadata(io.BytesIO(buffer.getvalue()))
+    assert parquet_summaries(metadata, {"id", "dose"}, counted_columns(SCHEMA)) == {
+        "id": ColumnSummary(1, None, None), "dose": ColumnSummary(1, -1.0, 3.0)}
+
+
+def test_a_table_of_no_rows_needs_no_statistics_and_no_decoding():
+    empty = pa.table({"dose": pa.array([], type=pa.float64()),
+                      "id": pa.array([], type=pa.string())})
+    buffer = io.BytesIO()
+    pq.write_table(empty, buffer)
+    metadata = pq.read_metadata(io.BytesIO(buffer.getvalue()))
+    assert metadata.row_group(0).column(0).statistics is None  # writers give it none
+    assert parquet_summaries(metadata, {"dose", "id"}) == {
+        "dose": ColumnSummary(0, None, None), "id": ColumnSummary(0, None, None)}
 
 
 def test_an_all_null_column_has_no_bounds():

@@ -141,7 +141,7 @@ class Descriptor:
     path: Path
     document: dict[str, Any]
 
-    @property
+    @functools.cached_property
     def base(self) -> Path:
         """Folder that resource paths are relative to."""
         return self.path.parent
