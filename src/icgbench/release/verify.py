@@ -304,8 +304,8 @@ def _parquet_for_checks(data: bytes, plan: _TablePlan, deep: bool
     """Footer statistics for every bounded column; with ``deep``, also decode the columns
     that value checks (enum, pattern, unique, keys) need."""
     # the footer is read synchronously on this thread, so Python-owned bytes are safe here;
-    # ParquetReader is what pq.read_metadata wraps, without the per-file Python bookkeeping
-    # (file system, nested column paths) of ParquetFile: 0.07x of the floor on the full tier
+    # ParquetReader is what pq.read_metadata wraps, without ParquetFile's per-file Python
+    # bookkeeping (file system, nested column paths)
     reader = pq.ParquetReader()
     reader.open(pa.BufferReader(data))
     metadata = reader.metadata
